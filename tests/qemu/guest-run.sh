@@ -1,0 +1,43 @@
+#!/bin/sh
+# In the guest: run tests/cases/*.sh (or only $AWKIT_CASE), one by one, each
+# followed by a scan of the kernel log. Results go to $AWKIT_OUT/results.
+cd /tmp || exit 1
+. "$AWKIT_ROOT/tests/qemu/lib.sh"
+out=$AWKIT_OUT
+case "$AWKIT_MODE" in
+demo) exec sh "$AWKIT_ROOT/tests/qemu/demo.sh" ;;
+bench) exec sh "$AWKIT_ROOT/tests/bench/guest-bench.sh" ;;
+esac
+: >"$out/results"
+dmesg >"$out/boot.dmesg"
+if aw_scan_log <"$out/boot.dmesg" >"$out/boot.bad"; then
+	echo "FAIL boot kernel log before any case: $(head -n 1 "$out/boot.bad")" >>"$out/results"
+fi
+dmesg -C
+for c in "$AWKIT_ROOT"/tests/cases/*.sh; do
+	name=$(basename "$c" .sh)
+	[ -n "$AWKIT_CASE" ] && [ "$name" != "$AWKIT_CASE" ] && continue
+	echo "AWKIT-CASE $name"
+	start=$(date +%s)
+	timeout -s KILL 900 sh "$c" >"$out/$name.log" 2>&1 </dev/null
+	rc=$?
+	secs=$(( $(date +%s) - start ))
+	# Leave no module behind for the next case.
+	aw_unload awscsi scsi_debug >/dev/null 2>&1
+	sleep 0.2
+	dmesg >"$out/$name.dmesg"
+	dmesg -C
+	if aw_scan_log <"$out/$name.dmesg" >"$out/$name.bad"; then
+		echo "FAIL $name kernel log: $(head -n 1 "$out/$name.bad")" >>"$out/results"
+	elif [ $rc = 0 ]; then
+		echo "PASS $name (${secs}s)" >>"$out/results"
+	elif [ $rc = 77 ]; then
+		echo "SKIP $name $(grep '^SKIP:' "$out/$name.log" | tail -n 1)" >>"$out/results"
+	else
+		why=$(grep '^FAIL:' "$out/$name.log" | head -n 1)
+		[ $rc = 137 ] && why="timed out after ${secs}s"
+		echo "FAIL $name rc=$rc ${why:-$(tail -n 1 "$out/$name.log")}" >>"$out/results"
+	fi
+	tail -n 1 "$out/results"
+done
+echo "AWKIT-RUN-COMPLETE" >>"$out/results"

@@ -1,0 +1,94 @@
+#!/bin/bash
+# run.sh MODE [CASE]: boot one QEMU (TCG) guest per target kernel with the
+# host root shared read-only over 9p and run MODE (check, demo or bench) in it.
+# check: prints per-kernel counts and ends with "N passed, N failed".
+set -u
+mode=${1:-check}
+case_=${2:-}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+kvers=${KVERS:-$(sh "$here/kernels.sh")}
+tmo=${GUEST_TIMEOUT:-1800}
+[ -n "$kvers" ] || { echo "run.sh: no target kernels installed (make deps)"; exit 1; }
+
+# An oops or panic in the console log before the first case started.
+early_crash() {
+	grep -q 'AWKIT-CASE' "$1" && return 1
+	grep -qE 'Oops|BUG:|Kernel panic|general protection|end Kernel panic' "$1"
+}
+
+boot() { # KVER OUTDIR
+	local k=$1 out=$2 quiet=""
+	[ "$mode" = check ] || quiet=quiet
+	timeout -s KILL "$tmo" qemu-system-x86_64 -machine pc,accel=tcg -cpu max \
+		-smp 2 -m 3G -nographic -no-reboot -nic none \
+		-device virtio-rng-pci \
+		-kernel "/boot/vmlinuz-$k" -initrd "$root/build/$k/initramfs.gz" \
+		-append "console=ttyS0,115200 loglevel=5 $quiet panic=-1 slub_debug=FZPU log_buf_len=8M mitigations=off scsi_mod.scan=sync rdinit=/init awkit_root=$root awkit_kver=$k awkit_mode=$mode awkit_case=$case_" \
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs "local,path=$out,mount_tag=awout,security_model=none" \
+		</dev/null 2>"$out/qemu.err" | tee "$out/console.log" | filter
+}
+
+filter() {
+	if [ "$mode" = check ]; then
+		grep --line-buffered -E '^(PASS|FAIL|SKIP|AWKIT-GUEST-FATAL)'
+	else
+		grep --line-buffered -vE '^\[ *[0-9]+\.[0-9]+\]|^AWKIT-|^awkit-init'
+	fi
+}
+
+pass=0 failn=0 skipn=0 summary=""
+for k in $kvers; do
+	b=$root/build/$k
+	mkdir -p "$b"
+	sh "$here/mkinitramfs.sh" "$k" "$b/initramfs.gz" || exit 1
+	out=$b/out-$mode
+	echo "== kernel $k: $mode${case_:+ (case $case_)}"
+	for attempt in 1 2; do
+		rm -rf "$out"
+		mkdir -p "$out"
+		start=$(date +%s)
+		boot "$k" "$out"
+		if [ "$mode" != check ]; then
+			grep -q 'AWKIT-GUEST-DONE' "$out/console.log" && break
+		else
+			grep -q 'AWKIT-RUN-COMPLETE' "$out/results" 2>/dev/null && break
+		fi
+		if [ $attempt = 1 ] && early_crash "$out/console.log"; then
+			echo "!! kernel $k: the guest crashed during early boot, before any case ran:"
+			grep -m 3 -E 'Oops|BUG:|Kernel panic|general protection' "$out/console.log" | sed 's/^/!!   /'
+			echo "!! retrying this guest once (a known rare TCG early-boot crash)"
+			mv "$out" "$out.crashed-$(date +%s)" 2>/dev/null
+			continue
+		fi
+		break
+	done
+	secs=$(( $(date +%s) - start ))
+	if [ "$mode" != check ]; then
+		grep -q 'AWKIT-GUEST-DONE' "$out/console.log" ||
+			{ echo "!! kernel $k: the guest did not finish (console: $out/console.log)"; failn=$((failn + 1)); }
+		continue
+	fi
+	p=$(grep -c '^PASS' "$out/results" 2>/dev/null)
+	f=$(grep -c '^FAIL' "$out/results" 2>/dev/null)
+	s=$(grep -c '^SKIP' "$out/results" 2>/dev/null)
+	p=${p:-0} f=${f:-0} s=${s:-0}
+	if ! grep -q 'AWKIT-RUN-COMPLETE' "$out/results" 2>/dev/null; then
+		echo "FAIL guest on $k did not finish (after ${secs}s; console: $out/console.log)"
+		tail -n 20 "$out/console.log" | sed 's/^/   | /'
+		f=$((f + 1))
+	fi
+	if [ -n "$case_" ] && [ $((p + f + s)) = 0 ]; then
+		echo "FAIL no case named $case_ ran"
+		f=$((f + 1))
+	fi
+	pass=$((pass + p)) failn=$((failn + f)) skipn=$((skipn + s))
+	summary="$summary$(printf '  %-24s %3d passed, %3d failed, %3d skipped (%ds)' "$k" "$p" "$f" "$s" "$secs")\n"
+done
+if [ "$mode" = check ]; then
+	echo "== summary"
+	printf "$summary"
+	echo "$pass passed, $failn failed"
+fi
+[ $failn = 0 ]
