@@ -1,0 +1,79 @@
+# awkit: block atomic writes for Debian 12's kernels. `make help` lists targets.
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+ifdef KVER
+KVERS := $(KVER)
+else
+KVERS = $(shell sh tests/qemu/kernels.sh)
+endif
+MODULE_DIRS := awscsi
+MODULE_SRC := Kbuild include $(MODULE_DIRS)
+HOSTCC ?= gcc
+CFLAGS_HOST := -O2 -g -Wall -Wextra -Werror -Iinclude -Iawscsi
+UNIT_TESTS := $(patsubst tests/unit/%.c,build/unit/%,$(wildcard tests/unit/test_*.c))
+TOOLS := $(patsubst tests/tools/%.c,build/tools/%,$(wildcard tests/tools/*.c))
+
+.PHONY: all modules unit tools check demo bench deps dkms-install dkms-remove clean help
+
+all: modules tools
+
+help:
+	@echo "make            build the modules for every target kernel ($(KVERS)) and the tools"
+	@echo "make KVER=...   build for one kernel"
+	@echo "make deps       install what awkit needs from Debian's packages"
+	@echo "make check      unit tests, build, DKMS install, then the QEMU guest cases on each kernel"
+	@echo "make check CASE=name   run one guest case"
+	@echo "make demo       boot a guest and show atomic limits and a power-cut run"
+	@echo "make bench      benchmarks, side by side with the kernel's peers"
+	@echo "make dkms-install / dkms-remove   install or remove the awkit DKMS package"
+
+deps:
+	@sh tests/qemu/deps.sh
+
+# Each kernel builds in its own copy of the sources, so both can coexist.
+modules:
+	@set -e; for k in $(KVERS); do \
+		mkdir -p build/$$k; \
+		cp -rup $(MODULE_SRC) build/$$k/; \
+		echo "== building modules for $$k"; \
+		$(MAKE) -s -C /lib/modules/$$k/build M=$(CURDIR)/build/$$k W=1 modules \
+			>build/$$k/build.log 2>&1 || { cat build/$$k/build.log; exit 1; }; \
+		if grep -E 'warning:|error:' build/$$k/build.log; then \
+			echo "build for $$k has compiler warnings"; exit 1; fi; \
+		ls build/$$k/*/*.ko; \
+	done
+
+build/unit/%: tests/unit/%.c awscsi/awscsi_logic.c awscsi/awscsi_logic.h include/aw_pure.h
+	@mkdir -p build/unit
+	$(HOSTCC) $(CFLAGS_HOST) -o $@ $< awscsi/awscsi_logic.c
+
+unit: $(UNIT_TESTS)
+	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+
+build/tools/%: tests/tools/%.c
+	@mkdir -p build/tools
+	$(HOSTCC) $(CFLAGS_HOST) -pthread -o $@ $<
+
+tools: $(TOOLS)
+
+dkms-install: deps
+	@sh tests/qemu/dkms.sh install $(VERSION) $(KVERS)
+
+dkms-remove:
+	@sh tests/qemu/dkms.sh remove $(VERSION)
+
+check: deps
+	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory modules tools
+	@$(MAKE) --no-print-directory dkms-install
+	@bash tests/qemu/run.sh check $(CASE)
+
+demo: deps
+	@$(MAKE) --no-print-directory modules tools
+	@bash tests/qemu/run.sh demo
+
+bench: deps
+	@$(MAKE) --no-print-directory modules tools
+	@bash tests/qemu/run.sh bench
+
+clean:
+	rm -rf build

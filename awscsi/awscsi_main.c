@@ -1,0 +1,905 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * awscsi: emulated SCSI disks with WRITE ATOMIC(16), a torn-write-honest
+ * media model, an optional volatile write cache and power-fail injection.
+ *
+ * Media model. A normal write is atomic per logical block only: blocks are
+ * copied one at a time, so a racing reader or a power cut can observe it half
+ * applied. WRITE ATOMIC(16) holds the disk exclusively while it copies, so a
+ * reader sees all of it or none of it and a power cut lands it whole or not
+ * at all. Commands complete inline (like scsi_debug with delay=0).
+ *
+ * Write cache. With write_cache=1 every written block keeps its last durable
+ * contents in a shadow entry until SYNCHRONIZE CACHE or FUA makes it durable.
+ * A power cut drops unflushed normal writes per block at random, and
+ * unflushed atomic writes as a whole: the entries of one atomic write share a
+ * group and are kept or lost together. A later write to a block of a pending
+ * atomic write first commits that whole group, as a real cache must.
+ *
+ * Locking, outermost first: disk->lock (readers, normal writers and flushes
+ * share it; atomic writers and the power-loss work take it exclusively), a
+ * per-block stripe lock (one block copy), disk->cache_lock (shadow entries).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mm.h>
+#include <linux/vmalloc.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+#include <linux/scatterlist.h>
+#include <linux/random.h>
+#include <linux/workqueue.h>
+#include <linux/device.h>
+#include <scsi/scsi.h>
+#include <scsi/scsi_cmnd.h>
+#include <scsi/scsi_device.h>
+#include <scsi/scsi_host.h>
+
+#include "awscsi_logic.h"
+
+#define AWSCSI_STRIPES		64
+#define AWSCSI_MAX_DISKS	16
+#define AWSCSI_CMD_BUF		512
+
+static int num_tgts = 1;
+module_param(num_tgts, int, 0444);
+MODULE_PARM_DESC(num_tgts, "number of emulated disks (1..16, default 1)");
+static int dev_size_mb = 8;
+module_param(dev_size_mb, int, 0444);
+MODULE_PARM_DESC(dev_size_mb, "size of each disk in MiB (default 8)");
+static int sector_size = 512;
+module_param(sector_size, int, 0444);
+MODULE_PARM_DESC(sector_size, "logical block size: 512, 1024, 2048 or 4096");
+static int physblk_exp;
+module_param(physblk_exp, int, 0444);
+MODULE_PARM_DESC(physblk_exp, "log2 of logical blocks per physical block");
+static bool write_cache;
+module_param(write_cache, bool, 0444);
+MODULE_PARM_DESC(write_cache, "volatile write cache (default 0: write-through)");
+static int atomic_wr;
+module_param(atomic_wr, int, 0444);
+MODULE_PARM_DESC(atomic_wr, "WRITE ATOMIC(16) support (default 0)");
+static unsigned int atomic_wr_max_length = 8192;
+module_param(atomic_wr_max_length, uint, 0444);
+MODULE_PARM_DESC(atomic_wr_max_length, "max atomic transfer length, blocks");
+static unsigned int atomic_wr_align = 2;
+module_param(atomic_wr_align, uint, 0444);
+MODULE_PARM_DESC(atomic_wr_align, "atomic alignment, blocks");
+static unsigned int atomic_wr_gran = 2;
+module_param(atomic_wr_gran, uint, 0444);
+MODULE_PARM_DESC(atomic_wr_gran, "atomic transfer length granularity, blocks");
+static unsigned int atomic_wr_max_length_bndry = 8192;
+module_param(atomic_wr_max_length_bndry, uint, 0444);
+MODULE_PARM_DESC(atomic_wr_max_length_bndry,
+		 "max atomic transfer length with boundary, blocks");
+static unsigned int atomic_wr_max_bndry = 128;
+module_param(atomic_wr_max_bndry, uint, 0444);
+MODULE_PARM_DESC(atomic_wr_max_bndry, "max atomic boundary size, blocks");
+
+/* The durable contents of a block that has unflushed data in the cache. */
+struct awscsi_shadow {
+	u64 group;		/* atomic write it belongs to; 0 for normal */
+	u64 glba;		/* that atomic write's range */
+	u32 gblocks;
+	u8 old[];
+};
+
+struct awscsi_disk {
+	struct awscsi_cfg cfg;
+	u8 *store;
+	rwlock_t lock;
+	spinlock_t stripe[AWSCSI_STRIPES];
+	spinlock_t cache_lock;
+	struct xarray dirty;		/* lba -> struct awscsi_shadow */
+	unsigned long ndirty;
+	u64 next_group;
+	atomic64_t reads, writes, atomics, atomic_rejects, torn, lost, flushes;
+};
+
+static struct awscsi_disk *disks;
+static int ndisks;
+static struct Scsi_Host *awscsi_shost;
+static DEFINE_MUTEX(awscsi_host_mutex);
+static struct device *awscsi_root;
+
+/* Power state, shared by all disks: a cut takes the whole machine down. */
+static atomic_t powered = ATOMIC_INIT(1);
+static atomic_t cut_armed = ATOMIC_INIT(0);
+static atomic_t cut_left = ATOMIC_INIT(0);
+static atomic_t cuts = ATOMIC_INIT(0);
+static void awscsi_power_loss(struct work_struct *work);
+static DECLARE_WORK(cut_work, awscsi_power_loss);
+
+static inline u8 *blk_ptr(struct awscsi_disk *d, u64 lba)
+{
+	return d->store + lba * d->cfg.lbs;
+}
+
+static inline spinlock_t *stripe_of(struct awscsi_disk *d, u64 lba)
+{
+	return &d->stripe[lba % AWSCSI_STRIPES];
+}
+
+/* ---- write cache model ---- */
+
+static void shadow_drop(struct awscsi_disk *d, u64 lba)
+{
+	struct awscsi_shadow *e = xa_erase(&d->dirty, lba);
+
+	if (e) {
+		kfree(e);
+		d->ndirty--;
+	}
+}
+
+/* Make a block durable; a block of a pending atomic write takes its group. */
+static void cache_commit(struct awscsi_disk *d, u64 lba)
+{
+	struct awscsi_shadow *e = xa_load(&d->dirty, lba);
+	u64 g, i, start;
+	u32 n;
+
+	if (!e)
+		return;
+	if (!e->group) {
+		shadow_drop(d, lba);
+		return;
+	}
+	g = e->group;
+	start = e->glba;
+	n = e->gblocks;
+	for (i = start; i < start + n; i++) {
+		e = xa_load(&d->dirty, i);
+		if (e && e->group == g)
+			shadow_drop(d, i);
+	}
+}
+
+/*
+ * Record that block lba is about to be overwritten by a write of @group
+ * (0 for a normal write). Returns false when no shadow could be kept, in
+ * which case the block has been made durable instead (write-through).
+ */
+static bool cache_note(struct awscsi_disk *d, u64 lba, u64 group, u64 glba,
+		       u32 gblocks)
+{
+	struct awscsi_shadow *e = xa_load(&d->dirty, lba);
+
+	if (e && e->group && e->group != group) {
+		cache_commit(d, lba);
+		e = NULL;
+	}
+	if (!e) {
+		e = kmalloc(sizeof(*e) + d->cfg.lbs, GFP_ATOMIC | __GFP_NOWARN);
+		if (!e)
+			return false;
+		memcpy(e->old, blk_ptr(d, lba), d->cfg.lbs);
+		if (xa_err(xa_store(&d->dirty, lba, e, GFP_ATOMIC | __GFP_NOWARN))) {
+			kfree(e);
+			return false;
+		}
+		d->ndirty++;
+	}
+	e->group = group;
+	e->glba = glba;
+	e->gblocks = gblocks;
+	return true;
+}
+
+static void cache_flush_all(struct awscsi_disk *d)
+{
+	struct awscsi_shadow *e;
+	unsigned long lba;
+
+	xa_for_each(&d->dirty, lba, e) {
+		xa_erase(&d->dirty, lba);
+		kfree(e);
+	}
+	d->ndirty = 0;
+}
+
+/* A mix of the group id and a per-cut salt decides a group's fate. */
+static bool group_survives(u64 group, u64 salt)
+{
+	return ((group ^ salt) * 0x9e3779b97f4a7c15ULL) >> 63;
+}
+
+/* Power is gone: each unflushed block (or atomic group) lands or is lost. */
+static void cache_power_loss(struct awscsi_disk *d)
+{
+	u64 salt = get_random_u64();
+	struct awscsi_shadow *e;
+	unsigned long lba;
+	bool keep;
+
+	xa_for_each(&d->dirty, lba, e) {
+		if (e->group)
+			keep = group_survives(e->group, salt);
+		else
+			keep = get_random_u32() & 1;
+		if (!keep) {
+			memcpy(blk_ptr(d, lba), e->old, d->cfg.lbs);
+			atomic64_inc(&d->lost);
+		}
+		xa_erase(&d->dirty, lba);
+		kfree(e);
+	}
+	d->ndirty = 0;
+}
+
+/* ---- power ---- */
+
+static void awscsi_power_loss(struct work_struct *work)
+{
+	int i;
+
+	for (i = 0; i < ndisks; i++) {
+		struct awscsi_disk *d = &disks[i];
+
+		write_lock(&d->lock);
+		spin_lock(&d->cache_lock);
+		cache_power_loss(d);
+		spin_unlock(&d->cache_lock);
+		write_unlock(&d->lock);
+	}
+}
+
+/* Cut power: every command fails from now on; the cache settles in a work. */
+static void awscsi_cut(void)
+{
+	atomic_set(&cut_armed, 0);
+	if (atomic_xchg(&powered, 0)) {
+		atomic_inc(&cuts);
+		schedule_work(&cut_work);
+	}
+}
+
+static void awscsi_restore(void)
+{
+	flush_work(&cut_work);
+	atomic_set(&cut_armed, 0);
+	atomic_set(&powered, 1);
+}
+
+enum gate { GATE_OFF = -1, GATE_RUN = 0, GATE_VICTIM = 1 };
+
+/*
+ * Count a media command against an armed cut_after. The command that takes
+ * the count to zero is the one in flight when power fails.
+ */
+static enum gate power_gate(void)
+{
+	int left;
+
+	if (!atomic_read(&powered))
+		return GATE_OFF;
+	if (!atomic_read(&cut_armed))
+		return GATE_RUN;
+	left = atomic_dec_return(&cut_left);
+	if (left == 0)
+		return GATE_VICTIM;
+	return left < 0 ? GATE_OFF : GATE_RUN;
+}
+
+/* ---- data movement ---- */
+
+struct awscsi_iter {
+	struct sg_mapping_iter m;
+	size_t used;		/* bytes of the current chunk consumed */
+};
+
+static void iter_start(struct awscsi_iter *it, struct scsi_cmnd *sc,
+		       bool to_store)
+{
+	sg_miter_start(&it->m, scsi_sglist(sc), scsi_sg_count(sc),
+		       SG_MITER_ATOMIC |
+		       (to_store ? SG_MITER_FROM_SG : SG_MITER_TO_SG));
+	it->used = 0;
+}
+
+/* Copy one block between the store and the command's buffer. */
+static bool iter_block(struct awscsi_iter *it, u8 *blk, u32 len, bool to_store)
+{
+	size_t n;
+
+	while (len) {
+		if (it->used == it->m.length) {
+			if (!sg_miter_next(&it->m))
+				return false;
+			it->used = 0;
+		}
+		n = min_t(size_t, len, it->m.length - it->used);
+		if (to_store)
+			memcpy(blk, it->m.addr + it->used, n);
+		else
+			memcpy(it->m.addr + it->used, blk, n);
+		it->used += n;
+		blk += n;
+		len -= n;
+	}
+	return true;
+}
+
+static void do_read(struct awscsi_disk *d, struct scsi_cmnd *sc,
+		    const struct awscsi_rw *rw)
+{
+	struct awscsi_iter it;
+	u32 i;
+
+	iter_start(&it, sc, false);
+	read_lock(&d->lock);
+	for (i = 0; i < rw->nblocks; i++) {
+		spinlock_t *l = stripe_of(d, rw->lba + i);
+
+		spin_lock(l);
+		iter_block(&it, blk_ptr(d, rw->lba + i), d->cfg.lbs, false);
+		spin_unlock(l);
+	}
+	read_unlock(&d->lock);
+	sg_miter_stop(&it.m);
+	atomic64_inc(&d->reads);
+}
+
+/*
+ * A normal write, block by block. @tear is the number of blocks that land
+ * before power fails (U32_MAX: no planned cut). Returns false when torn.
+ */
+static bool do_write(struct awscsi_disk *d, struct scsi_cmnd *sc,
+		     const struct awscsi_rw *rw, u32 tear)
+{
+	bool cache = d->cfg.wce, whole = true;
+	struct awscsi_iter it;
+	u32 i;
+
+	iter_start(&it, sc, true);
+	read_lock(&d->lock);
+	for (i = 0; i < rw->nblocks; i++) {
+		u64 lba = rw->lba + i;
+		spinlock_t *l = stripe_of(d, lba);
+
+		if (i == tear || !atomic_read(&powered)) {
+			whole = false;
+			break;
+		}
+		spin_lock(l);
+		if (cache) {
+			spin_lock(&d->cache_lock);
+			if (rw->fua || !cache_note(d, lba, 0, 0, 0))
+				cache_commit(d, lba);
+			spin_unlock(&d->cache_lock);
+		}
+		iter_block(&it, blk_ptr(d, lba), d->cfg.lbs, true);
+		spin_unlock(l);
+	}
+	read_unlock(&d->lock);
+	sg_miter_stop(&it.m);
+	atomic64_inc(&d->writes);
+	if (!whole && i)
+		atomic64_inc(&d->torn);
+	return whole;
+}
+
+/* Put an atomic write in the cache as one group, or write it through. */
+static void cache_note_atomic(struct awscsi_disk *d, const struct awscsi_rw *rw)
+{
+	u64 g = ++d->next_group;
+	u32 i;
+
+	spin_lock(&d->cache_lock);
+	for (i = 0; i < rw->nblocks && !rw->fua; i++)
+		if (!cache_note(d, rw->lba + i, g, rw->lba, rw->nblocks))
+			break;
+	if (rw->fua || i < rw->nblocks) {
+		for (i = 0; i < rw->nblocks; i++)
+			cache_commit(d, rw->lba + i);
+	}
+	spin_unlock(&d->cache_lock);
+}
+
+/* WRITE ATOMIC(16): all blocks under the exclusive lock, or none. */
+static bool do_write_atomic(struct awscsi_disk *d, struct scsi_cmnd *sc,
+			    const struct awscsi_rw *rw, bool apply)
+{
+	struct awscsi_iter it;
+	u32 i;
+
+	write_lock(&d->lock);
+	if (!atomic_read(&powered) && apply) {
+		write_unlock(&d->lock);
+		return false;
+	}
+	if (apply) {
+		iter_start(&it, sc, true);
+		if (d->cfg.wce)
+			cache_note_atomic(d, rw);
+		for (i = 0; i < rw->nblocks; i++)
+			iter_block(&it, blk_ptr(d, rw->lba + i), d->cfg.lbs,
+				   true);
+		sg_miter_stop(&it.m);
+		atomic64_inc(&d->atomics);
+	}
+	write_unlock(&d->lock);
+	return apply;
+}
+
+static void do_sync(struct awscsi_disk *d)
+{
+	read_lock(&d->lock);
+	spin_lock(&d->cache_lock);
+	cache_flush_all(d);
+	spin_unlock(&d->cache_lock);
+	read_unlock(&d->lock);
+	atomic64_inc(&d->flushes);
+}
+
+/* ---- command dispatch ---- */
+
+static void check_condition(struct scsi_cmnd *sc, const struct awscsi_sense *s)
+{
+	memset(sc->sense_buffer, 0, SCSI_SENSE_BUFFERSIZE);
+	awscsi_sense_fixed(s, sc->sense_buffer, SCSI_SENSE_BUFFERSIZE);
+	sc->result = SAM_STAT_CHECK_CONDITION;
+}
+
+static void power_off_result(struct scsi_cmnd *sc)
+{
+	sc->result = DID_NO_CONNECT << 16;
+}
+
+/* Data-in of a response built in the per-command buffer. */
+static void respond(struct scsi_cmnd *sc, const u8 *buf, int n)
+{
+	u32 len = min_t(u32, n, awscsi_alloc_len(sc->cmnd));
+	u32 done = 0;
+
+	len = min_t(u32, len, scsi_bufflen(sc));
+	if (len)
+		done = scsi_sg_copy_from_buffer(sc, (void *)buf, len);
+	scsi_set_resid(sc, scsi_bufflen(sc) - done);
+}
+
+static void media_cmd(struct awscsi_disk *d, struct scsi_cmnd *sc,
+		      enum awscsi_kind k)
+{
+	struct awscsi_sense s;
+	struct awscsi_rw rw;
+	u32 tear = U32_MAX;
+	enum gate gate;
+	bool done = true;
+
+	awscsi_decode_rw(sc->cmnd, &rw);
+	if (awscsi_check_rw(&d->cfg, k, &rw, &s)) {
+		if (k == AWS_K_WRITE_ATOMIC)
+			atomic64_inc(&d->atomic_rejects);
+		check_condition(sc, &s);
+		return;
+	}
+	if (k != AWS_K_SYNC &&
+	    scsi_bufflen(sc) < (u64)rw.nblocks * d->cfg.lbs) {
+		s = (struct awscsi_sense){ AWS_KEY_ILLEGAL_REQUEST,
+					   AWS_ASC_INVALID_FIELD, 0, -1 };
+		check_condition(sc, &s);
+		return;
+	}
+	gate = power_gate();
+	if (gate == GATE_VICTIM) {
+		/* In flight at the cut: a write lands in part, all or none. */
+		if (rw.nblocks > 1)
+			tear = 1 + get_random_u32() % (rw.nblocks - 1);
+		else
+			tear = get_random_u32() & 1;
+		if (k == AWS_K_WRITE)
+			do_write(d, sc, &rw, tear);
+		else if (k == AWS_K_WRITE_ATOMIC)
+			do_write_atomic(d, sc, &rw, get_random_u32() & 1);
+		awscsi_cut();
+		done = false;
+	} else if (gate == GATE_OFF) {
+		done = false;
+	} else if (k == AWS_K_READ) {
+		do_read(d, sc, &rw);
+	} else if (k == AWS_K_WRITE) {
+		done = do_write(d, sc, &rw, tear);
+	} else if (k == AWS_K_WRITE_ATOMIC) {
+		done = do_write_atomic(d, sc, &rw, true);
+	} else {
+		do_sync(d);
+	}
+	if (done)
+		scsi_set_resid(sc, 0);
+	else
+		power_off_result(sc);
+}
+
+/* Commands that answer with data built in the per-command buffer. */
+static int build_response(struct awscsi_disk *d, enum awscsi_kind k,
+			  const u8 *cdb, u8 *buf, struct awscsi_sense *s)
+{
+	switch (k) {
+	case AWS_K_INQUIRY:
+		return awscsi_inquiry(&d->cfg, cdb, buf, AWSCSI_CMD_BUF, s);
+	case AWS_K_READ_CAPACITY:
+		return awscsi_read_capacity(&d->cfg, cdb, buf, AWSCSI_CMD_BUF,
+					    s);
+	case AWS_K_MODE_SENSE:
+		return awscsi_mode_sense(&d->cfg, cdb, buf, AWSCSI_CMD_BUF, s);
+	case AWS_K_REPORT_LUNS:
+		return awscsi_report_luns(cdb, buf, AWSCSI_CMD_BUF, s);
+	case AWS_K_REPORT_OPCODES:
+		return awscsi_report_opcodes(&d->cfg, cdb, buf, AWSCSI_CMD_BUF,
+					     s);
+	case AWS_K_REQUEST_SENSE:
+		*s = (struct awscsi_sense){ AWS_KEY_NO_SENSE, 0, 0, -1 };
+		return awscsi_sense_fixed(s, buf, AWSCSI_CMD_BUF);
+	default:		/* TEST UNIT READY, START STOP UNIT */
+		return 0;
+	}
+}
+
+static void awscsi_exec(struct awscsi_disk *d, struct scsi_cmnd *sc)
+{
+	u8 *buf = scsi_cmd_priv(sc);
+	const u8 *cdb = sc->cmnd;
+	struct awscsi_sense s;
+	enum awscsi_kind k;
+	int n;
+
+	sc->result = 0;
+	k = awscsi_classify(&d->cfg, cdb, sc->cmd_len, &s);
+	switch (k) {
+	case AWS_K_NONE:
+		check_condition(sc, &s);
+		return;
+	case AWS_K_READ:
+	case AWS_K_WRITE:
+	case AWS_K_WRITE_ATOMIC:
+	case AWS_K_SYNC:
+		media_cmd(d, sc, k);
+		return;
+	default:
+		break;
+	}
+	if (!atomic_read(&powered)) {
+		power_off_result(sc);
+		return;
+	}
+	n = build_response(d, k, cdb, buf, &s);
+	if (n < 0)
+		check_condition(sc, &s);
+	else
+		respond(sc, buf, n);
+}
+
+static int awscsi_queuecommand(struct Scsi_Host *shost, struct scsi_cmnd *sc)
+{
+	struct scsi_device *sdev = sc->device;
+
+	if (sdev->id >= ndisks || sdev->lun || sdev->channel) {
+		sc->result = DID_BAD_TARGET << 16;
+	} else {
+		awscsi_exec(&disks[sdev->id], sc);
+	}
+	scsi_done(sc);
+	return 0;
+}
+
+/* Commands never linger (they complete inline): nothing to abort. */
+static int awscsi_eh_done(struct scsi_cmnd *sc)
+{
+	return SUCCESS;
+}
+
+/* Limits as scsi_debug's, so sd derives the same queue limits for both. */
+static struct scsi_host_template awscsi_template = {
+	.module			= THIS_MODULE,
+	.name			= "awscsi",
+	.proc_name		= "awscsi",
+	.queuecommand		= awscsi_queuecommand,
+	.eh_abort_handler	= awscsi_eh_done,
+	.eh_device_reset_handler = awscsi_eh_done,
+	.eh_host_reset_handler	= awscsi_eh_done,
+	.can_queue		= 192,
+	.cmd_per_lun		= 192,
+	.this_id		= -1,
+	.sg_tablesize		= SG_MAX_SEGMENTS,
+	.max_sectors		= -1U,
+	.max_segment_size	= -1U,
+	.dma_boundary		= PAGE_SIZE - 1,
+	.cmd_size		= AWSCSI_CMD_BUF,
+	.track_queue_depth	= 1,
+};
+
+/* ---- host attach and detach; the disks' stores outlive the host ---- */
+
+static int awscsi_attach(void)
+{
+	struct Scsi_Host *sh;
+	int ret;
+
+	if (awscsi_shost)
+		return 0;
+	sh = scsi_host_alloc(&awscsi_template, 0);
+	if (!sh)
+		return -ENOMEM;
+	sh->max_id = ndisks;
+	sh->max_lun = 1;
+	sh->max_channel = 0;
+	sh->max_cmd_len = 16;
+	ret = scsi_add_host(sh, awscsi_root);
+	if (ret) {
+		scsi_host_put(sh);
+		return ret;
+	}
+	awscsi_shost = sh;
+	scsi_scan_host(sh);
+	return 0;
+}
+
+static void awscsi_detach(void)
+{
+	if (!awscsi_shost)
+		return;
+	scsi_remove_host(awscsi_shost);
+	scsi_host_put(awscsi_shost);
+	awscsi_shost = NULL;
+}
+
+/* ---- sysfs controls in /sys/devices/awscsi ---- */
+
+static ssize_t power_show(struct device *dev, struct device_attribute *a,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%s\n", atomic_read(&powered) ? "on" : "off");
+}
+
+static ssize_t power_store(struct device *dev, struct device_attribute *a,
+			   const char *buf, size_t len)
+{
+	if (sysfs_streq(buf, "off") || sysfs_streq(buf, "0")) {
+		awscsi_cut();
+		flush_work(&cut_work);
+	} else if (sysfs_streq(buf, "on") || sysfs_streq(buf, "1")) {
+		awscsi_restore();
+	} else {
+		return -EINVAL;
+	}
+	return len;
+}
+static DEVICE_ATTR_RW(power);
+
+static ssize_t cut_after_show(struct device *dev, struct device_attribute *a,
+			      char *buf)
+{
+	int left = atomic_read(&cut_left) - 1;
+
+	return sysfs_emit(buf, "%d\n", atomic_read(&cut_armed) ? left : -1);
+}
+
+static ssize_t cut_after_store(struct device *dev, struct device_attribute *a,
+			       const char *buf, size_t len)
+{
+	int n, ret = kstrtoint(buf, 0, &n);
+
+	if (ret)
+		return ret;
+	if (n < -1 || n == INT_MAX)
+		return -EINVAL;
+	atomic_set(&cut_armed, 0);
+	if (n >= 0) {
+		if (!atomic_read(&powered))
+			return -EIO;	/* restore power first */
+		atomic_set(&cut_left, n + 1);
+		atomic_set(&cut_armed, 1);
+	}
+	return len;
+}
+static DEVICE_ATTR_RW(cut_after);
+
+static ssize_t cuts_show(struct device *dev, struct device_attribute *a,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&cuts));
+}
+static DEVICE_ATTR_RO(cuts);
+
+static ssize_t attached_show(struct device *dev, struct device_attribute *a,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%d\n", awscsi_shost ? 1 : 0);
+}
+
+static ssize_t attached_store(struct device *dev, struct device_attribute *a,
+			      const char *buf, size_t len)
+{
+	bool on;
+	int ret = kstrtobool(buf, &on);
+
+	if (ret)
+		return ret;
+	mutex_lock(&awscsi_host_mutex);
+	if (on)
+		ret = awscsi_attach();
+	else
+		awscsi_detach();
+	mutex_unlock(&awscsi_host_mutex);
+	return ret ? ret : len;
+}
+static DEVICE_ATTR_RW(attached);
+
+static ssize_t stats_show(struct device *dev, struct device_attribute *a,
+			  char *buf)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ndisks; i++) {
+		struct awscsi_disk *d = &disks[i];
+
+		n += sysfs_emit_at(buf, n,
+				   "disk%d reads %lld writes %lld atomic_writes %lld atomic_rejected %lld torn_writes %lld flushes %lld cache_dirty %lu cache_lost %lld\n",
+				   i, atomic64_read(&d->reads),
+				   atomic64_read(&d->writes),
+				   atomic64_read(&d->atomics),
+				   atomic64_read(&d->atomic_rejects),
+				   atomic64_read(&d->torn),
+				   atomic64_read(&d->flushes),
+				   READ_ONCE(d->ndirty),
+				   atomic64_read(&d->lost));
+	}
+	return n;
+}
+static DEVICE_ATTR_RO(stats);
+
+static struct attribute *awscsi_attrs[] = {
+	&dev_attr_power.attr,
+	&dev_attr_cut_after.attr,
+	&dev_attr_cuts.attr,
+	&dev_attr_attached.attr,
+	&dev_attr_stats.attr,
+	NULL,
+};
+
+static const struct attribute_group awscsi_group = {
+	.attrs = awscsi_attrs,
+};
+
+/* ---- module ---- */
+
+static void awscsi_free_disks(void)
+{
+	int i;
+
+	for (i = 0; i < ndisks; i++) {
+		cache_flush_all(&disks[i]);
+		xa_destroy(&disks[i].dirty);
+		vfree(disks[i].store);
+	}
+	kfree(disks);
+	disks = NULL;
+	ndisks = 0;
+}
+
+static int awscsi_config(struct awscsi_cfg *c)
+{
+	const char *why;
+
+	if (num_tgts < 1 || num_tgts > AWSCSI_MAX_DISKS) {
+		pr_err("num_tgts must be 1..%d\n", AWSCSI_MAX_DISKS);
+		return -EINVAL;
+	}
+	if (dev_size_mb < 1 || dev_size_mb > 65536) {
+		pr_err("dev_size_mb must be 1..65536\n");
+		return -EINVAL;
+	}
+	if (((u64)dev_size_mb << 20) * num_tgts >
+	    (u64)totalram_pages() << PAGE_SHIFT) {
+		pr_err("%d disk(s) of %d MiB do not fit in this machine's memory\n",
+		       num_tgts, dev_size_mb);
+		return -ENOMEM;
+	}
+	memset(c, 0, sizeof(*c));
+	c->lbs = sector_size > 0 ? sector_size : 0;
+	c->physblk_exp = physblk_exp >= 0 ? physblk_exp : 99;
+	c->nblocks = c->lbs ? ((u64)dev_size_mb << 20) / c->lbs : 0;
+	c->max_xfer = c->nblocks > 1024 ? min_t(u64, c->nblocks, U32_MAX) :
+					  1024;
+	c->wce = write_cache;
+	c->atomic = atomic_wr;
+	c->atomic_max = atomic_wr_max_length;
+	c->atomic_align = atomic_wr_align;
+	c->atomic_gran = atomic_wr_gran;
+	c->atomic_max_bndry_len = atomic_wr_max_length_bndry;
+	c->atomic_max_bndry = atomic_wr_max_bndry;
+	why = awscsi_cfg_check(c);
+	if (why) {
+		pr_err("refusing to load: %s\n", why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int awscsi_alloc_disks(const struct awscsi_cfg *c)
+{
+	int i, j;
+
+	disks = kcalloc(num_tgts, sizeof(*disks), GFP_KERNEL);
+	if (!disks)
+		return -ENOMEM;
+	for (i = 0; i < num_tgts; i++) {
+		struct awscsi_disk *d = &disks[i];
+
+		d->cfg = *c;
+		d->cfg.index = i;
+		d->store = __vmalloc(c->nblocks * c->lbs,
+				     GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+		if (!d->store) {
+			pr_err("cannot allocate %d MiB for disk %d\n",
+			       dev_size_mb, i);
+			awscsi_free_disks();
+			return -ENOMEM;
+		}
+		rwlock_init(&d->lock);
+		for (j = 0; j < AWSCSI_STRIPES; j++)
+			spin_lock_init(&d->stripe[j]);
+		spin_lock_init(&d->cache_lock);
+		xa_init(&d->dirty);
+		ndisks = i + 1;
+	}
+	return 0;
+}
+
+static int __init awscsi_init(void)
+{
+	struct awscsi_cfg c;
+	int ret;
+
+	ret = awscsi_config(&c);
+	if (ret)
+		return ret;
+	ret = awscsi_alloc_disks(&c);
+	if (ret)
+		return ret;
+	awscsi_root = root_device_register("awscsi");
+	if (IS_ERR(awscsi_root)) {
+		ret = PTR_ERR(awscsi_root);
+		goto free_disks;
+	}
+	ret = sysfs_create_group(&awscsi_root->kobj, &awscsi_group);
+	if (ret)
+		goto unregister;
+	mutex_lock(&awscsi_host_mutex);
+	ret = awscsi_attach();
+	mutex_unlock(&awscsi_host_mutex);
+	if (ret)
+		goto remove_group;
+	pr_info("%d disk(s) of %d MiB, %u-byte blocks, atomic writes %s, write cache %s\n",
+		ndisks, dev_size_mb, c.lbs, c.atomic ? "on" : "off",
+		c.wce ? "on" : "off");
+	return 0;
+
+remove_group:
+	sysfs_remove_group(&awscsi_root->kobj, &awscsi_group);
+unregister:
+	root_device_unregister(awscsi_root);
+free_disks:
+	awscsi_free_disks();
+	return ret;
+}
+
+static void __exit awscsi_exit(void)
+{
+	mutex_lock(&awscsi_host_mutex);
+	awscsi_detach();
+	mutex_unlock(&awscsi_host_mutex);
+	sysfs_remove_group(&awscsi_root->kobj, &awscsi_group);
+	flush_work(&cut_work);
+	root_device_unregister(awscsi_root);
+	awscsi_free_disks();
+}
+
+module_init(awscsi_init);
+module_exit(awscsi_exit);
+MODULE_DESCRIPTION("awkit emulated SCSI disks with atomic writes and power-fail injection");
+MODULE_AUTHOR("awkit developers");
+MODULE_LICENSE("GPL");
