@@ -648,13 +648,13 @@ static void awscsi_detach(void)
 
 /* ---- sysfs controls in /sys/devices/awscsi ---- */
 
-static ssize_t power_show(struct device *dev, struct device_attribute *a,
+static ssize_t powered_show(struct device *dev, struct device_attribute *a,
 			  char *buf)
 {
-	return sysfs_emit(buf, "%s\n", atomic_read(&powered) ? "on" : "off");
+	return sysfs_emit(buf, "%d\n", atomic_read(&powered));
 }
 
-static ssize_t power_store(struct device *dev, struct device_attribute *a,
+static ssize_t powered_store(struct device *dev, struct device_attribute *a,
 			   const char *buf, size_t len)
 {
 	if (sysfs_streq(buf, "off") || sysfs_streq(buf, "0")) {
@@ -667,7 +667,7 @@ static ssize_t power_store(struct device *dev, struct device_attribute *a,
 	}
 	return len;
 }
-static DEVICE_ATTR_RW(power);
+static DEVICE_ATTR_RW(powered);
 
 static ssize_t cut_after_show(struct device *dev, struct device_attribute *a,
 			      char *buf)
@@ -752,7 +752,7 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *a,
 static DEVICE_ATTR_RO(stats);
 
 static struct attribute *awscsi_attrs[] = {
-	&dev_attr_power.attr,
+	&dev_attr_powered.attr,
 	&dev_attr_cut_after.attr,
 	&dev_attr_cuts.attr,
 	&dev_attr_attached.attr,

@@ -357,7 +357,7 @@ static int crash(int argc, char **argv)
 		snprintf(num, sizeof(num), "%d", rand() % 24);
 		ctl_write(ctl, "cut_after", num);
 		crash_writes(&c);
-		ctl_write(ctl, "power", "on");
+		ctl_write(ctl, "powered", "1");
 		crash_check(&c);
 	}
 	printf("crash mode=%s cuts=%d writes=%ld torn=%ld lost=%ld seed=%s\n",
