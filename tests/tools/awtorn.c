@@ -204,7 +204,7 @@ static int race(int argc, char **argv)
 		return 2;
 	}
 	pthread_create(&t, NULL, race_writer, &r);
-	while (time(NULL) < end) {
+	while (time(NULL) < end && (r.atomic || r.mixed < 5)) {
 		int64_t v0 = -2, v;
 		unsigned int i;
 
@@ -309,6 +309,12 @@ static void crash_check(struct crash *c)
 		}
 		if (torn) {
 			c->torn++;
+			fprintf(stderr, "torn unit %u (durable %u newest %u):", u,
+				c->durable[u], c->cur[u]);
+			for (i = 0; i < c->ublk; i++)
+				fprintf(stderr, " %lld", (long long)block_version(
+					c->buf + i * c->lbs, c->lbs, u, i));
+			fprintf(stderr, "\n");
 			/* Rewrite the unit whole so later checks start clean. */
 			c->cur[u]++;
 			for (i = 0; i < c->ublk; i++)
@@ -352,6 +358,19 @@ static int crash(int argc, char **argv)
 	if (c.fd < 0 || !c.buf || !c.cur || !c.durable || !c.acked) {
 		perror(argv[2]);
 		return 2;
+	}
+	/* Start from a known state: every unit whole, version 1, durable. */
+	for (n = 0; n < (int)c.units; n++) {
+		unsigned int i;
+
+		for (i = 0; i < c.ublk; i++)
+			stamp(c.buf + i * c.lbs, c.lbs, n, 1, i);
+		if (!rw16(c.fd, 0x8a, (uint64_t)n * c.ublk, c.ublk, c.buf,
+			  c.lbs, 1).ok) {
+			fprintf(stderr, "crash: initial write failed\n");
+			return 2;
+		}
+		c.cur[n] = c.durable[n] = c.acked[n] = 1;
 	}
 	for (n = 0; n < cuts; n++) {
 		snprintf(num, sizeof(num), "%d", rand() % 24);
