@@ -69,11 +69,11 @@ check: deps
 
 demo: deps
 	@$(MAKE) --no-print-directory modules tools
-	@bash tests/qemu/run.sh demo
+	@KVERS="$(lastword $(KVERS))" bash tests/qemu/run.sh demo
 
 bench: deps
 	@$(MAKE) --no-print-directory modules tools
-	@bash tests/qemu/run.sh bench
+	@bash tests/qemu/run.sh bench $(if $(QUICK),quick)
 
 clean:
 	rm -rf build

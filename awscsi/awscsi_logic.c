@@ -121,6 +121,16 @@ static const struct awscsi_cmd *find_cmd(u8 op, u16 sa)
 	return NULL;
 }
 
+static const struct awscsi_cmd *find_any_sa(u8 op)
+{
+	size_t i;
+
+	for (i = 0; i < AWS_NCMDS; i++)
+		if (awscsi_cmds[i].op == op)
+			return &awscsi_cmds[i];
+	return NULL;
+}
+
 static u16 cdb_sa(const u8 *cdb)
 {
 	return cdb[1] & 0x1f;
@@ -500,9 +510,12 @@ static int rsoc_one(const struct awscsi_cfg *c, const u8 *cdb, u8 *buf,
 {
 	u8 opt = cdb[2] & 0x07, op = cdb[3];
 	u16 sa = aw_get_be16(cdb + 4);
-	const struct awscsi_cmd *m = find_cmd(op, sa);
+	const struct awscsi_cmd *m = find_cmd(op, opt == 1 ? 0 : sa);
 	int n;
 
+	/* Option 1 names an opcode alone, option 2 an opcode and service action. */
+	if (opt == 1 && !m)
+		m = find_any_sa(op);
 	if (m && ((opt == 1 && m->has_sa) || (opt == 2 && !m->has_sa))) {
 		invalid_field(s, 2);
 		return -1;

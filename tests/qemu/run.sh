@@ -65,6 +65,10 @@ for k in $kvers; do
 		break
 	done
 	secs=$(( $(date +%s) - start ))
+	if [ "$mode" = bench ] && [ -s "$out/bench.txt" ]; then
+		mkdir -p "$root/build/bench"
+		cp "$out/bench.txt" "$root/build/bench/$k.md"
+	fi
 	if [ "$mode" != check ]; then
 		grep -q 'AWKIT-GUEST-DONE' "$out/console.log" ||
 			{ echo "!! kernel $k: the guest did not finish (console: $out/console.log)"; failn=$((failn + 1)); }
