@@ -69,7 +69,7 @@ static const struct awscsi_cmd awscsi_cmds[] = {
 	    0xc7 } },
 };
 
-#define AWS_NCMDS (sizeof(awscsi_cmds) / sizeof(awscsi_cmds[0]))
+#define AWS_NCMDS ARRAY_SIZE(awscsi_cmds)
 
 static void set_sense(struct awscsi_sense *s, u8 key, u8 asc, u8 ascq,
 		      int field)

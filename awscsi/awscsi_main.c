@@ -128,10 +128,10 @@ static void shadow_drop(struct awscsi_disk *d, u64 lba)
 {
 	struct awscsi_shadow *e = xa_erase(&d->dirty, lba);
 
-	if (e) {
-		kfree(e);
-		d->ndirty--;
-	}
+	if (!e)
+		return;
+	kfree(e);
+	d->ndirty--;
 }
 
 /* Make a block durable; a block of a pending atomic write takes its group. */
@@ -576,11 +576,10 @@ static int awscsi_queuecommand(struct Scsi_Host *shost, struct scsi_cmnd *sc)
 {
 	struct scsi_device *sdev = sc->device;
 
-	if (sdev->id >= ndisks || sdev->lun || sdev->channel) {
+	if (sdev->id >= ndisks || sdev->lun || sdev->channel)
 		sc->result = DID_BAD_TARGET << 16;
-	} else {
+	else
 		awscsi_exec(&disks[sdev->id], sc);
-	}
 	scsi_done(sc);
 	return 0;
 }
@@ -785,16 +784,16 @@ static int awscsi_config(struct awscsi_cfg *c)
 	const char *why;
 
 	if (num_tgts < 1 || num_tgts > AWSCSI_MAX_DISKS) {
-		pr_err("num_tgts must be 1..%d\n", AWSCSI_MAX_DISKS);
+		pr_err("refusing to load: num_tgts must be 1..%d\n", AWSCSI_MAX_DISKS);
 		return -EINVAL;
 	}
 	if (dev_size_mb < 1 || dev_size_mb > 65536) {
-		pr_err("dev_size_mb must be 1..65536\n");
+		pr_err("refusing to load: dev_size_mb must be 1..65536\n");
 		return -EINVAL;
 	}
 	if (((u64)dev_size_mb << 20) * num_tgts >
 	    (u64)totalram_pages() << PAGE_SHIFT) {
-		pr_err("%d disk(s) of %d MiB do not fit in this machine's memory\n",
+		pr_err("refusing to load: %d disk(s) of %d MiB do not fit in memory\n",
 		       num_tgts, dev_size_mb);
 		return -ENOMEM;
 	}

@@ -8,6 +8,7 @@
 #define AW_PURE_H
 
 #ifdef __KERNEL__
+#include <linux/kernel.h>
 #include <linux/types.h>
 #include <linux/string.h>
 #include <linux/errno.h>
@@ -23,6 +24,7 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 typedef int16_t s16;
 typedef int32_t s32;
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif
 
 static inline void aw_put_be16(u8 *p, u16 v)

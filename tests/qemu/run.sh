@@ -8,7 +8,7 @@ case_=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 kvers=${KVERS:-$(sh "$here/kernels.sh")}
-tmo=${GUEST_TIMEOUT:-1800}
+tmo=${GUEST_TIMEOUT:-1200}
 [ -n "$kvers" ] || { echo "run.sh: no target kernels installed (make deps)"; exit 1; }
 
 # An oops or panic in the console log before the first case started.
@@ -34,7 +34,8 @@ filter() {
 	if [ "$mode" = check ]; then
 		grep --line-buffered -E '^(PASS|FAIL|SKIP|AWKIT-GUEST-FATAL)'
 	else
-		grep --line-buffered -vE '^\[ *[0-9]+\.[0-9]+\]|^AWKIT-|^awkit-init'
+		awk '/AWKIT-GUEST-START/ { on = 1; next }
+			on && !/^\[ *[0-9]+\.[0-9]+\]/ && !/^AWKIT-/ { print; fflush() }'
 	fi
 }
 

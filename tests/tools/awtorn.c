@@ -150,7 +150,7 @@ struct race {
 	const char *sg;
 	unsigned int lbs, blocks;
 	int atomic;
-	volatile int stop;
+	int stop;		/* set by the reader, read with __atomic */
 	long writes, reads, mixed;
 };
 
@@ -166,13 +166,13 @@ static void *race_writer(void *arg)
 		perror(r->sg);
 		exit(2);
 	}
-	while (!r->stop) {
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
 		v++;
 		for (i = 0; i < r->blocks; i++)
 			stamp(buf + i * r->lbs, r->lbs, 0, v, i);
 		if (!rw16(fd, r->atomic ? 0x9c : 0x8a, 0, r->blocks, buf,
 			  r->lbs, 0).ok) {
-			fprintf(stderr, "race: write failed\n");
+			fprintf(stderr, "%s: write failed\n", __func__);
 			exit(2);
 		}
 		r->writes++;
@@ -209,7 +209,7 @@ static int race(int argc, char **argv)
 		unsigned int i;
 
 		if (!rw16(fd, 0x88, 0, r.blocks, buf, r.lbs, 0).ok) {
-			fprintf(stderr, "race: read failed\n");
+			fprintf(stderr, "%s: read failed\n", __func__);
 			return 2;
 		}
 		for (i = 0; i < r.blocks; i++) {
@@ -222,7 +222,7 @@ static int race(int argc, char **argv)
 		}
 		r.reads++;
 	}
-	r.stop = 1;
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
 	printf("race mode=%s blocks=%u writes=%ld reads=%ld mixed=%ld\n",
 	       argv[6], r.blocks, r.writes, r.reads, r.mixed);
@@ -268,7 +268,8 @@ static void crash_writes(struct crash *c)
 			 c->ublk, c->buf, c->lbs, fua);
 		if (!r.ok) {
 			if (r.host != 1) {
-				fprintf(stderr, "crash: write failed: status %d host %d sense %02x/%02x\n",
+				fprintf(stderr, "%s: write failed: status %d host %d sense %02x/%02x\n",
+					__func__,
 					r.status, r.host, r.sense[2],
 					r.sense[12]);
 				exit(2);
@@ -298,7 +299,7 @@ static void crash_check(struct crash *c)
 
 		if (!rw16(c->fd, 0x88, (uint64_t)u * c->ublk, c->ublk, c->buf,
 			  c->lbs, 0).ok) {
-			fprintf(stderr, "crash: read failed after restore\n");
+			fprintf(stderr, "%s: read failed after restore\n", __func__);
 			exit(2);
 		}
 		for (i = 0; i < c->ublk; i++) {
@@ -367,7 +368,7 @@ static int crash(int argc, char **argv)
 			stamp(c.buf + i * c.lbs, c.lbs, n, 1, i);
 		if (!rw16(c.fd, 0x8a, (uint64_t)n * c.ublk, c.ublk, c.buf,
 			  c.lbs, 1).ok) {
-			fprintf(stderr, "crash: initial write failed\n");
+			fprintf(stderr, "%s: initial write failed\n", __func__);
 			return 2;
 		}
 		c.cur[n] = c.durable[n] = c.acked[n] = 1;
