@@ -42,6 +42,8 @@
 #define AWSCSI_STRIPES		64
 #define AWSCSI_MAX_DISKS	16
 #define AWSCSI_CMD_BUF		512
+/* Unflushed blocks held per disk; past this, writes go straight through. */
+#define AWSCSI_MAX_DIRTY	65536
 
 static int num_tgts = 1;
 module_param(num_tgts, int, 0444);
@@ -172,6 +174,8 @@ static bool cache_note(struct awscsi_disk *d, u64 lba, u64 group, u64 glba,
 		e = NULL;
 	}
 	if (!e) {
+		if (d->ndirty >= AWSCSI_MAX_DIRTY)
+			return false;
 		e = kmalloc(sizeof(*e) + d->cfg.lbs, GFP_ATOMIC | __GFP_NOWARN);
 		if (!e)
 			return false;

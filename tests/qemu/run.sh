@@ -26,6 +26,7 @@ boot() { # KVER OUTDIR
 		-kernel "/boot/vmlinuz-$k" -initrd "$root/build/$k/initramfs.gz" \
 		-append "console=ttyS0,115200 loglevel=5 $quiet panic=-1 slub_debug=FZPU log_buf_len=8M mitigations=off scsi_mod.scan=sync rdinit=/init awkit_root=$root awkit_kver=$k awkit_mode=$mode awkit_case=$case_" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs "local,path=$root,mount_tag=awsrc,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$out,mount_tag=awout,security_model=none" \
 		</dev/null 2>"$out/qemu.err" | tee "$out/console.log" | filter
 }
