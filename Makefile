@@ -65,6 +65,7 @@ check: deps
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory modules tools
 	@$(MAKE) --no-print-directory dkms-install
+	@sh tests/qemu/selftest.sh
 	@bash tests/qemu/run.sh check $(CASE)
 
 demo: deps

@@ -17,14 +17,14 @@ early_crash() {
 	grep -qE 'Oops|BUG:|Kernel panic|general protection|end Kernel panic' "$1"
 }
 
-boot() { # KVER OUTDIR
-	local k=$1 out=$2 quiet=""
+boot() { # KVER OUTDIR [EXTRA-KERNEL-ARGS]
+	local k=$1 out=$2 extra=${3:-} quiet=""
 	[ "$mode" = check ] || quiet=quiet
 	timeout -s KILL "$tmo" qemu-system-x86_64 -machine pc,accel=tcg -cpu max \
 		-smp 2 -m 3G -nographic -no-reboot -nic none \
 		-device virtio-rng-pci \
 		-kernel "/boot/vmlinuz-$k" -initrd "$root/build/$k/initramfs.gz" \
-		-append "console=ttyS0,115200 loglevel=5 $quiet panic=-1 slub_debug=FZPU log_buf_len=8M mitigations=off scsi_mod.scan=sync rdinit=/init awkit_root=$root awkit_kver=$k awkit_mode=$mode awkit_case=$case_" \
+		-append "console=ttyS0,115200 loglevel=5 $quiet panic=-1 slub_debug=FZPU log_buf_len=8M mitigations=off scsi_mod.scan=sync rdinit=/init awkit_root=$root awkit_kver=$k awkit_mode=$mode awkit_case=$case_ $extra" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$root,mount_tag=awsrc,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$out,mount_tag=awout,security_model=none" \
@@ -46,12 +46,15 @@ for k in $kvers; do
 	mkdir -p "$b"
 	sh "$here/mkinitramfs.sh" "$k" "$b/initramfs.gz" || exit 1
 	out=$b/out-$mode
+	rm -rf "$out".crashed-*
 	echo "== kernel $k: $mode${case_:+ (case $case_)}"
 	for attempt in 1 2; do
 		rm -rf "$out"
 		mkdir -p "$out"
 		start=$(date +%s)
-		boot "$k" "$out"
+		extra=""
+		[ $attempt = 1 ] && [ -n "${AWKIT_SELFTEST_EARLY_CRASH:-}" ] && extra=awkit_crash=1
+		boot "$k" "$out" $extra
 		if [ "$mode" != check ]; then
 			grep -q 'AWKIT-GUEST-DONE' "$out/console.log" && break
 		else
