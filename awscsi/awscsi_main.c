@@ -892,10 +892,11 @@ free_disks:
 
 static void __exit awscsi_exit(void)
 {
+	/* Controls first, so nothing can re-attach the host behind us. */
+	sysfs_remove_group(&awscsi_root->kobj, &awscsi_group);
 	mutex_lock(&awscsi_host_mutex);
 	awscsi_detach();
 	mutex_unlock(&awscsi_host_mutex);
-	sysfs_remove_group(&awscsi_root->kobj, &awscsi_group);
 	flush_work(&cut_work);
 	root_device_unregister(awscsi_root);
 	awscsi_free_disks();

@@ -38,11 +38,7 @@ sys.path.insert(0, os.environ["AWKIT_ROOT"] + "/tests/tools")
 from awsg import *
 fd = open_sg(sys.argv[1])
 LBS = 512
-bad = 0
-def check(name, ok):
-    global bad
-    print(("ok: " if ok else "FAIL: ") + name)
-    bad += not ok
+check = Checks()
 def expect_rejected(name, lba, nblk, boundary, key_asc, field=None, data_blocks=None):
     before = read16(fd, 0, 2048, LBS).data
     nb = nblk if data_blocks is None else data_blocks
@@ -79,7 +75,7 @@ check("caching page WCE=0 without write_cache", r.good and r.data[4] == 8 and no
 check("DPOFUA set", r.good and r.data[2] & 0x10)
 r = sg_io(fd, [0xa3, 0x0c, 0x01, 0x9c, 0, 0, 0, 0, 1, 0, 0, 0], data_in_len=256)
 check("REPORT OPCODES one command: 9c supported", r.good and r.data[1] & 7 == 3)
-sys.exit(1 if bad else 0)
+check.exit()
 PYEOF
 
 # With atomic_wr=0 the command is unsupported and the fields are zero.

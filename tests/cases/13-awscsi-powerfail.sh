@@ -20,11 +20,7 @@ def ctl(name, val):
         f.write(val)
 fd = open_sg(sys.argv[1])
 L = 512
-bad = 0
-def check(name, ok):
-    global bad
-    print(("ok: " if ok else "FAIL: ") + name)
-    bad += not ok
+check = Checks()
 sync = lambda: sg_io(fd, [0x35] + [0] * 9)
 r = sg_io(fd, [0x1a, 0x08, 0x08, 0, 255, 0], data_in_len=255)
 check("caching page reports WCE=1 with write_cache=1", r.good and r.data[6] & 4)
@@ -70,7 +66,7 @@ for k in range(40):
     seen.add("old" if got == old else "new" if got == new else "TORN")
 check("atomic writes cut in flight land whole or not at all: %s" % sorted(seen),
       seen == {"old", "new"})
-sys.exit(1 if bad else 0)
+check.exit()
 PYEOF
 T=$AWKIT_ROOT/build/tools/awtorn
 seed=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')

@@ -91,3 +91,17 @@ def write_atomic16(fd, lba, data, lbs, boundary=0, nblk=None, fua=False):
     return sg_io(fd, [0x9c, 0x08 if fua else 0] + list(be(lba, 8)) +
                  list(be(boundary, 2)) + list(be(nblk, 2)) + [0, 0],
                  data_out=data)
+
+
+class Checks:
+    """Named checks: print ok/FAIL for each, count the failures."""
+
+    def __init__(self):
+        self.bad = 0
+
+    def __call__(self, name, ok):
+        print(("ok: " if ok else "FAIL: ") + name)
+        self.bad += not ok
+
+    def exit(self):
+        raise SystemExit(1 if self.bad else 0)
