@@ -5,7 +5,7 @@ KVERS := $(KVER)
 else
 KVERS = $(shell sh tests/qemu/kernels.sh)
 endif
-MODULE_DIRS := awscsi
+MODULE_DIRS := awscsi awblk
 MODULE_SRC := Kbuild include $(MODULE_DIRS)
 HOSTCC ?= gcc
 CFLAGS_HOST := -O2 -g -Wall -Wextra -Werror -Iinclude -Iawscsi
@@ -37,7 +37,7 @@ modules:
 		echo "== building modules for $$k"; \
 		$(MAKE) -s -C /lib/modules/$$k/build M=$(CURDIR)/build/$$k W=1 modules \
 			>build/$$k/build.log 2>&1 || { cat build/$$k/build.log; exit 1; }; \
-		if grep -E 'warning:|error:' build/$$k/build.log; then \
+		if grep -iE 'warning:|error:' build/$$k/build.log; then \
 			echo "build for $$k has compiler warnings"; exit 1; fi; \
 		ls build/$$k/*/*.ko; \
 	done

@@ -9,3 +9,11 @@ modprobe awscsi num_tgts=2 atomic_wr=1 || fail "modprobe awscsi"
 disks=$(aw_disks awscsi 2) || fail "two disks"
 echo "ok: modprobe awscsi gives $disks"
 modprobe -r awscsi || fail "modprobe -r"
+# awblk and its SCSI engine too: the engine loads on demand by alias.
+modprobe awscsi atomic_wr=1 || fail "modprobe awscsi"
+disk=$(aw_disks awscsi) || fail "no disk"
+modprobe awblk "lower=/dev/$disk" || fail "modprobe awblk lower=/dev/$disk"
+[ -b /dev/awblk0 ] || fail "no /dev/awblk0 after modprobe awblk lower=/dev/$disk"
+[ "$(cat /sys/block/awblk0/awblk/engine)" = scsi ] || fail "engine not scsi: $(cat /sys/block/awblk0/awblk/engine)"
+case "$(modinfo -n awscsi_engine)" in */updates/dkms/*) ;; *) fail "awscsi_engine not from DKMS" ;; esac
+echo "ok: modprobe awblk lower=/dev/$disk gives /dev/awblk0 with the scsi engine"

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The awblk engine interface. An engine makes atomic writes on one kind of
+ * lower device (SCSI WRITE ATOMIC(16), NVMe atomic units, awblk's software
+ * journal). awblk knows no protocol: it validates every atomic write against
+ * the limits the engine reported, then hands it over as one bio.
+ *
+ * An engine module registers itself at load and unregisters at unload; each
+ * awblk device using it holds a reference on the engine's module.
+ */
+#ifndef AWBLK_ENGINE_H
+#define AWBLK_ENGINE_H
+
+#include <linux/list.h>
+#include <linux/module.h>
+#include "aw_compat.h"
+
+struct awblk_engine {
+	const char *name;
+	unsigned int id;		/* AW_ENGINE_* of the uapi */
+	struct module *owner;
+	/*
+	 * Can this engine make atomic writes on @lower? Return -ENODEV when
+	 * @lower is not a device for this engine. Otherwise fill @hw with what
+	 * the device promises for the whole disk (bytes; all zero: nothing)
+	 * and return 0; *@priv is handed back to submit and release.
+	 */
+	int (*probe)(struct block_device *lower, struct aw_atomic_hw *hw,
+		     void **priv);
+	/*
+	 * Write @bio (a write to the lower device, within the limits) as one
+	 * atomic command: never split, never merged. Complete it with
+	 * bio_endio(), from any context. May sleep.
+	 */
+	void (*submit)(void *priv, struct bio *bio);
+	/* The device using @priv is going away. */
+	void (*release)(void *priv);
+	struct list_head list;		/* awblk's, not the engine's */
+};
+
+int awblk_register_engine(struct awblk_engine *e);
+void awblk_unregister_engine(struct awblk_engine *e);
+
+#endif /* AWBLK_ENGINE_H */

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * awblk pure logic: see awblk_logic.h.
+ */
+#include "awblk_logic.h"
+
+const char *const awblk_reject_names[AWB_NREASONS] = {
+	"ok", "nosupport", "segments", "pow2", "align", "size", "boundary",
+	"range",
+};
+
+/* The largest bio the block layer guarantees to build without a split. */
+static u64 guaranteed_bio(const struct awblk_queue *q)
+{
+	u64 segs = q->max_segments < 256 ? q->max_segments : 256;
+
+	if (segs < 2)
+		return segs * q->lbs;
+	return 2ULL * q->lbs + (segs - 2) * q->page_size;
+}
+
+static bool hw_valid(const struct awblk_hw *hw)
+{
+	if (!aw_is_pow2(hw->unit_min) || !aw_is_pow2(hw->unit_max))
+		return false;
+	if (hw->unit_min > hw->unit_max || hw->unit_max > hw->max_bytes)
+		return false;
+	if (hw->boundary && (!aw_is_pow2(hw->boundary) ||
+			     hw->boundary < hw->max_bytes))
+		return false;
+	return true;
+}
+
+/*
+ * Limits from the hardware values, as the block layer derives them: units
+ * bounded by the largest unsplittable bio, max_bytes by max_hw_sectors; an
+ * optional cap from the user rounds unit_max down to a power of two. A
+ * partition must start aligned to max(unit_min, boundary).
+ */
+void awblk_derive_limits(const struct awblk_hw *hw, const struct awblk_queue *q,
+			 u64 cap_unit_max, struct awblk_limits *lim)
+{
+	u64 hw_bytes = (u64)q->max_hw_sectors << 9, unit_limit, align;
+
+	memset(lim, 0, sizeof(*lim));
+	if (!hw_valid(hw) || !q->lbs || hw->unit_min < q->lbs)
+		return;
+	unit_limit = guaranteed_bio(q);
+	if (hw_bytes < unit_limit)
+		unit_limit = hw_bytes;
+	unit_limit = aw_rounddown_pow2(unit_limit);
+	lim->unit_min = hw->unit_min < unit_limit ? hw->unit_min : unit_limit;
+	lim->unit_max = hw->unit_max < unit_limit ? hw->unit_max : unit_limit;
+	lim->max_bytes = hw->max_bytes < hw_bytes ? hw->max_bytes : hw_bytes;
+	lim->boundary = hw->boundary;
+	if (cap_unit_max && cap_unit_max < lim->unit_max)
+		lim->unit_max = aw_rounddown_pow2(cap_unit_max);
+	if (lim->max_bytes < lim->unit_max)
+		lim->unit_max = aw_rounddown_pow2(lim->max_bytes);
+	align = lim->unit_min > lim->boundary ? lim->unit_min : lim->boundary;
+	if (lim->unit_max < lim->unit_min || !lim->unit_min ||
+	    (align && q->start % align))
+		memset(lim, 0, sizeof(*lim));
+}
+
+/* The upstream rules for one atomic write, in the upstream order. */
+enum awblk_reject awblk_check_write(const struct awblk_limits *lim, u64 size,
+				    u64 off, u64 len, u32 nr_segs)
+{
+	if (!lim->unit_max)
+		return AWB_NOSUPPORT;
+	if (nr_segs != 1)
+		return AWB_SEGMENTS;
+	if (!aw_is_pow2(len))
+		return AWB_POW2;
+	if (off % len)
+		return AWB_ALIGN;
+	if (len > lim->unit_max || len < lim->unit_min || len % lim->unit_min)
+		return AWB_SIZE;
+	if (lim->boundary &&
+	    off / lim->boundary != (off + len - 1) / lim->boundary)
+		return AWB_BOUNDARY;
+	if (len > lim->max_bytes)
+		return AWB_SIZE;
+	if (off > size || len > size - off)
+		return AWB_RANGE;
+	return AWB_OK;
+}
+
+int awblk_reject_errno(enum awblk_reject r)
+{
+	if (r == AWB_OK)
+		return 0;
+	return r == AWB_NOSUPPORT ? -EOPNOTSUPP : -EINVAL;
+}
+
+/* An untorn unit must be a power of two the device can write atomically. */
+bool awblk_untorn_ok(const struct awblk_limits *lim, u64 unit)
+{
+	return aw_is_pow2(unit) && lim->unit_max && unit >= lim->unit_min &&
+	       unit <= lim->unit_max;
+}
+
+/* Bytes from off to the next multiple of unit, at most len. */
+u64 awblk_untorn_piece(u64 off, u64 len, u64 unit)
+{
+	u64 n = unit - off % unit;
+
+	return n < len ? n : len;
+}

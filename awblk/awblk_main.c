@@ -1,0 +1,836 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * awblk: a stacking block device over one lower block device that exposes
+ * atomic-write limits and makes atomic writes through an engine.
+ *
+ * Normal I/O is remapped to the lower device without a copy. An atomic
+ * write (the AW_IOC_ATOMIC_WRITE ioctl, a REQ_ATOMIC bio where the kernel
+ * has them, or a whole unit in untorn mode) is validated with the upstream
+ * rules and handed to the engine as exactly one bio, which the engine turns
+ * into one atomic command.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/blkdev.h>
+#include <linux/bio.h>
+#include <linux/idr.h>
+#include <linux/miscdevice.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/namei.h>
+#include <linux/kmod.h>
+
+#include "uapi/awkit.h"
+#include "awblk_engine.h"
+#include "awblk_logic.h"
+
+#define AWBLK_MAX_DEVICES	256
+
+static char *lower;
+module_param(lower, charp, 0444);
+MODULE_PARM_DESC(lower, "create /dev/awblk0 over this block device at load");
+
+struct awblk_dev {
+	int index;
+	struct gendisk *disk;
+	struct aw_lower lower;
+	struct awblk_engine *engine;
+	void *engine_priv;
+	struct awblk_limits lim;
+	u32 untorn;
+	u64 size;			/* bytes */
+	struct bio_set bs;
+	struct list_head list;
+	atomic64_t atomic_writes, atomic_bytes, untorn_units;
+	atomic64_t rejects[AWB_NREASONS];
+};
+
+static DEFINE_MUTEX(awblk_lock);	/* devices and engines */
+static LIST_HEAD(awblk_devices);
+static LIST_HEAD(awblk_engines);
+static DEFINE_IDA(awblk_ida);
+static int awblk_major;
+
+static const char *const engine_names[] = {
+	[AW_ENGINE_AUTO] = "auto", [AW_ENGINE_NONE] = "none",
+	[AW_ENGINE_SCSI] = "scsi", [AW_ENGINE_NVME] = "nvme",
+	[AW_ENGINE_SW] = "sw",
+};
+
+/* ---- engines ---- */
+
+int awblk_register_engine(struct awblk_engine *e)
+{
+	struct awblk_engine *x;
+	int ret = 0;
+
+	if (!e->probe || !e->submit || e->id > AW_ENGINE_MAX)
+		return -EINVAL;
+	mutex_lock(&awblk_lock);
+	list_for_each_entry(x, &awblk_engines, list)
+		if (x->id == e->id)
+			ret = -EEXIST;
+	if (!ret)
+		list_add_tail(&e->list, &awblk_engines);
+	mutex_unlock(&awblk_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(awblk_register_engine);
+
+void awblk_unregister_engine(struct awblk_engine *e)
+{
+	mutex_lock(&awblk_lock);
+	list_del(&e->list);
+	mutex_unlock(&awblk_lock);
+}
+EXPORT_SYMBOL_GPL(awblk_unregister_engine);
+
+static struct awblk_engine *find_engine(unsigned int id)
+{
+	struct awblk_engine *e;
+
+	list_for_each_entry(e, &awblk_engines, list)
+		if (e->id == id)
+			return e;
+	return NULL;
+}
+
+/*
+ * Bind an engine to @d: the one asked for, or with AW_ENGINE_AUTO the first
+ * that claims the lower device. Engines live in their own modules, loaded on
+ * demand by alias. Called without awblk_lock (request_module sleeps long).
+ */
+static int bind_engine(struct awblk_dev *d, unsigned int id,
+		       struct aw_atomic_hw *hw)
+{
+	static const unsigned int order[] = { AW_ENGINE_SCSI, AW_ENGINE_NVME };
+	unsigned int i;
+	int ret = -ENODEV;
+
+	memset(hw, 0, sizeof(*hw));
+	if (id == AW_ENGINE_NONE)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		unsigned int want = id == AW_ENGINE_AUTO ? order[i] : id;
+		struct awblk_engine *e;
+
+		mutex_lock(&awblk_lock);
+		e = find_engine(want);
+		if (!e) {
+			mutex_unlock(&awblk_lock);
+			request_module("awblk-engine-%s", engine_names[want]);
+			mutex_lock(&awblk_lock);
+			e = find_engine(want);
+		}
+		if (e && !try_module_get(e->owner))
+			e = NULL;
+		mutex_unlock(&awblk_lock);
+		if (e) {
+			ret = e->probe(d->lower.bdev, hw, &d->engine_priv);
+			/* Asked for by name, an engine may offer nothing. */
+			if (!ret && (hw->unit_max || id != AW_ENGINE_AUTO)) {
+				d->engine = e;
+				return 0;
+			}
+			if (!ret && e->release)
+				e->release(d->engine_priv);
+			module_put(e->owner);
+			ret = -ENODEV;
+		}
+		if (id != AW_ENGINE_AUTO)
+			break;
+	}
+	if (id == AW_ENGINE_AUTO) {
+		/* Nothing claims the device: a plain pass-through. */
+		memset(hw, 0, sizeof(*hw));
+		return 0;
+	}
+	return ret == -ENODEV ? -ENODEV : ret;
+}
+
+static void unbind_engine(struct awblk_dev *d)
+{
+	if (!d->engine)
+		return;
+	if (d->engine->release)
+		d->engine->release(d->engine_priv);
+	module_put(d->engine->owner);
+	d->engine = NULL;
+}
+
+/* ---- I/O ---- */
+
+static void count_reject(struct awblk_dev *d, enum awblk_reject r)
+{
+	atomic64_inc(&d->rejects[r]);
+}
+
+static void atomic_endio(struct bio *clone)
+{
+	struct bio *orig = clone->bi_private;
+
+	orig->bi_status = clone->bi_status;
+	bio_put(clone);
+	bio_endio(orig);
+}
+
+/* Hand one whole atomic write to the engine, as a clone on the lower device. */
+static void submit_atomic(struct awblk_dev *d, struct bio *bio)
+{
+	struct bio *clone = bio_alloc_clone(d->lower.bdev, bio, GFP_NOIO, &d->bs);
+
+	if (!clone) {
+		bio_io_error(bio);
+		return;
+	}
+	aw_bio_set_atomic(clone);
+	clone->bi_private = bio;
+	clone->bi_end_io = atomic_endio;
+	atomic64_inc(&d->atomic_writes);
+	atomic64_add(bio->bi_iter.bi_size, &d->atomic_bytes);
+	d->engine->submit(d->engine_priv, clone);
+}
+
+/* A REQ_ATOMIC bio from above (pwritev2 with RWF_ATOMIC, where it exists). */
+static void submit_native_atomic(struct awblk_dev *d, struct bio *bio)
+{
+	enum awblk_reject r = AWB_NOSUPPORT;
+
+	if (d->engine && bio_op(bio) == REQ_OP_WRITE)
+		r = awblk_check_write(&d->lim, d->size,
+				      (u64)bio->bi_iter.bi_sector << 9,
+				      bio->bi_iter.bi_size, 1);
+	if (r != AWB_OK) {
+		count_reject(d, r);
+		bio->bi_status = errno_to_blk_status(awblk_reject_errno(r));
+		bio_endio(bio);
+		return;
+	}
+	submit_atomic(d, bio);
+}
+
+static void remap(struct awblk_dev *d, struct bio *bio)
+{
+	bio_set_dev(bio, d->lower.bdev);
+	submit_bio_noacct(bio);
+}
+
+/*
+ * Untorn mode: split the write exactly at unit boundaries; each whole,
+ * aligned unit goes to the engine as one atomic write, partial units go down
+ * as normal writes.
+ */
+static void submit_untorn(struct awblk_dev *d, struct bio *bio)
+{
+	u64 unit = d->untorn;
+
+	for (;;) {
+		u64 off = (u64)bio->bi_iter.bi_sector << 9;
+		u64 piece = awblk_untorn_piece(off, bio->bi_iter.bi_size, unit);
+		struct bio *cur = bio;
+		bool last = piece == bio->bi_iter.bi_size;
+
+		if (!last) {
+			cur = bio_split(bio, piece >> 9, GFP_NOIO, &d->bs);
+			if (IS_ERR_OR_NULL(cur)) {
+				bio_io_error(bio);
+				return;
+			}
+			bio_chain(cur, bio);
+		}
+		if (piece == unit && !(off % unit)) {
+			atomic64_inc(&d->untorn_units);
+			submit_atomic(d, cur);
+		} else {
+			remap(d, cur);
+		}
+		if (last)
+			return;
+	}
+}
+
+static void awblk_submit_bio(struct bio *bio)
+{
+	struct awblk_dev *d = bio->bi_bdev->bd_disk->private_data;
+
+	if (aw_bio_is_atomic(bio))
+		submit_native_atomic(d, bio);
+	else if (d->untorn && bio_op(bio) == REQ_OP_WRITE &&
+		 bio->bi_iter.bi_size)
+		submit_untorn(d, bio);
+	else
+		remap(d, bio);
+}
+
+/* ---- ioctls on /dev/awblkN ---- */
+
+static void get_limits(struct awblk_dev *d, struct aw_limits *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->unit_min = d->lim.unit_min;
+	l->unit_max = d->lim.unit_max;
+	l->max_bytes = d->lim.max_bytes;
+	l->boundary = d->lim.boundary;
+	l->segments_max = d->lim.unit_max ? 1 : 0;
+	l->engine = d->engine ? d->engine->id : AW_ENGINE_NONE;
+	l->untorn = d->untorn;
+	l->logical_block_size = bdev_logical_block_size(d->lower.bdev);
+	l->size = d->size;
+}
+
+struct awblk_wait {
+	struct completion done;
+	blk_status_t status;
+};
+
+static void ioctl_endio(struct bio *bio)
+{
+	struct awblk_wait *w = bio->bi_private;
+
+	w->status = bio->bi_status;
+	complete(&w->done);
+}
+
+static void free_bio_pages(struct bio *bio)
+{
+	struct bio_vec *bv;
+	struct bvec_iter_all it;
+
+	bio_for_each_segment_all(bv, bio, it)
+		__free_page(bv->bv_page);
+}
+
+/* Copy the user's data into a new bio on the lower device; nothing written. */
+static struct bio *bio_from_user(struct awblk_dev *d,
+				 const struct aw_atomic_write *w)
+{
+	unsigned int npages = DIV_ROUND_UP(w->len, PAGE_SIZE), i;
+	const char __user *ubuf = u64_to_user_ptr(w->buf);
+	blk_opf_t opf = REQ_OP_WRITE | REQ_SYNC;
+	struct bio *bio;
+
+	if (w->flags & AW_WRITE_FLAGS)
+		opf |= REQ_FUA;
+	bio = bio_alloc(d->lower.bdev, npages, opf, GFP_KERNEL);
+	if (!bio)
+		return ERR_PTR(-ENOMEM);
+	bio->bi_iter.bi_sector = w->offset >> 9;
+	for (i = 0; i < npages; i++) {
+		unsigned int n = min_t(u64, PAGE_SIZE, w->len - (u64)i * PAGE_SIZE);
+		struct page *page = alloc_page(GFP_KERNEL);
+		int err = page ? 0 : -ENOMEM;
+
+		if (page && copy_from_user(page_address(page),
+					   ubuf + (u64)i * PAGE_SIZE, n))
+			err = -EFAULT;
+		if (!err && bio_add_page(bio, page, n, 0) != n)
+			err = -EIO;
+		if (err) {
+			if (page)
+				__free_page(page);
+			free_bio_pages(bio);
+			bio_put(bio);
+			return ERR_PTR(err);
+		}
+	}
+	return bio;
+}
+
+static int ioctl_atomic_write(struct awblk_dev *d, struct block_device *bdev,
+			      aw_mode_t mode, void __user *argp)
+{
+	struct aw_atomic_write w;
+	struct awblk_wait wait;
+	enum awblk_reject r;
+	struct bio *bio;
+	int i;
+
+	if (copy_from_user(&w, argp, sizeof(w)))
+		return -EFAULT;
+	if (w.reserved0 || (w.flags & ~AW_WRITE_FLAGS))
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(w.reserved); i++)
+		if (w.reserved[i])
+			return -EINVAL;
+	/* The same permissions as write(2): no way around them. */
+	if (!(mode & AW_MODE_WRITE))
+		return -EBADF;
+	if (bdev_read_only(bdev))
+		return -EROFS;
+	r = d->engine ? awblk_check_write(&d->lim, d->size, w.offset, w.len, 1)
+		      : AWB_NOSUPPORT;
+	if (r != AWB_OK) {
+		count_reject(d, r);
+		return awblk_reject_errno(r);
+	}
+	bio = bio_from_user(d, &w);
+	if (IS_ERR(bio))
+		return PTR_ERR(bio);
+	init_completion(&wait.done);
+	bio->bi_private = &wait;
+	bio->bi_end_io = ioctl_endio;
+	aw_bio_set_atomic(bio);
+	atomic64_inc(&d->atomic_writes);
+	atomic64_add(w.len, &d->atomic_bytes);
+	d->engine->submit(d->engine_priv, bio);
+	wait_for_completion_io(&wait.done);
+	free_bio_pages(bio);
+	bio_put(bio);
+	return blk_status_to_errno(wait.status);
+}
+
+static int awblk_ioctl(struct block_device *bdev, aw_mode_t mode,
+		       unsigned int cmd, unsigned long arg)
+{
+	struct awblk_dev *d = bdev->bd_disk->private_data;
+	void __user *argp = (void __user *)arg;
+	struct aw_limits l;
+
+	switch (cmd) {
+	case AW_IOC_GET_LIMITS:
+		get_limits(d, &l);
+		return copy_to_user(argp, &l, sizeof(l)) ? -EFAULT : 0;
+	case AW_IOC_ATOMIC_WRITE:
+		return ioctl_atomic_write(d, bdev, mode, argp);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct block_device_operations awblk_fops = {
+	.owner		= THIS_MODULE,
+	.submit_bio	= awblk_submit_bio,
+	.ioctl		= awblk_ioctl,
+};
+
+/* ---- sysfs: /sys/block/awblkN/awblk/ ---- */
+
+static struct awblk_dev *dev_to_awblk(struct device *dev)
+{
+	return dev_to_disk(dev)->private_data;
+}
+
+static ssize_t engine_show(struct device *dev, struct device_attribute *a,
+			   char *buf)
+{
+	struct awblk_dev *d = dev_to_awblk(dev);
+
+	return sysfs_emit(buf, "%s\n", d->engine ? d->engine->name : "none");
+}
+static DEVICE_ATTR_RO(engine);
+
+static ssize_t lower_show(struct device *dev, struct device_attribute *a,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%pg\n", dev_to_awblk(dev)->lower.bdev);
+}
+static DEVICE_ATTR_RO(lower);
+
+static ssize_t untorn_show(struct device *dev, struct device_attribute *a,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%u\n", dev_to_awblk(dev)->untorn);
+}
+static DEVICE_ATTR_RO(untorn);
+
+static ssize_t counters_show(struct device *dev, struct device_attribute *a,
+			     char *buf)
+{
+	struct awblk_dev *d = dev_to_awblk(dev);
+	int i, n;
+
+	n = sysfs_emit(buf, "atomic_writes %lld\natomic_bytes %lld\nuntorn_units %lld\n",
+		       atomic64_read(&d->atomic_writes),
+		       atomic64_read(&d->atomic_bytes),
+		       atomic64_read(&d->untorn_units));
+	for (i = AWB_NOSUPPORT; i < AWB_NREASONS; i++)
+		n += sysfs_emit_at(buf, n, "rejected_%s %lld\n",
+				   awblk_reject_names[i],
+				   atomic64_read(&d->rejects[i]));
+	return n;
+}
+static DEVICE_ATTR_RO(counters);
+
+static struct attribute *awblk_attrs[] = {
+	&dev_attr_engine.attr,
+	&dev_attr_lower.attr,
+	&dev_attr_untorn.attr,
+	&dev_attr_counters.attr,
+	NULL,
+};
+
+static const struct attribute_group awblk_group = {
+	.name = "awblk",
+	.attrs = awblk_attrs,
+};
+
+static const struct attribute_group *awblk_groups[] = {
+	&awblk_group,
+	NULL,
+};
+
+/* ---- 6.1: the upstream atomic_write_* names in the queue directory ---- */
+
+#if !AW_NATIVE_ATOMIC
+/*
+ * Files in the queue kobject are shown by the queue's own sysfs_ops, which
+ * take an attribute laid out as 6.1's struct queue_sysfs_entry: the
+ * attribute, then show(queue, page) and store(). The queue's queuedata
+ * leads back to the device.
+ */
+struct awblk_qattr {
+	struct attribute attr;
+	ssize_t (*show)(struct request_queue *q, char *page);
+	ssize_t (*store)(struct request_queue *q, const char *page, size_t n);
+};
+
+#define AWBLK_QATTR(_name, _field)					\
+static ssize_t q_##_name##_show(struct request_queue *q, char *page)	\
+{									\
+	struct awblk_dev *d = q->queuedata;				\
+									\
+	return sysfs_emit(page, "%u\n", d->lim._field);			\
+}									\
+static struct awblk_qattr q_##_name = {					\
+	.attr = { .name = "atomic_write_" #_name "_bytes", .mode = 0444 }, \
+	.show = q_##_name##_show,					\
+}
+
+AWBLK_QATTR(unit_min, unit_min);
+AWBLK_QATTR(unit_max, unit_max);
+AWBLK_QATTR(max, max_bytes);
+AWBLK_QATTR(boundary, boundary);
+
+static struct attribute *awblk_qattrs[] = {
+	&q_unit_min.attr, &q_unit_max.attr, &q_max.attr, &q_boundary.attr,
+	NULL,
+};
+
+static const struct attribute_group awblk_qgroup = {
+	.attrs = awblk_qattrs,
+};
+
+static int add_queue_attrs(struct awblk_dev *d)
+{
+	d->disk->queue->queuedata = d;
+	return sysfs_create_group(&d->disk->queue->kobj, &awblk_qgroup);
+}
+
+static void remove_queue_attrs(struct awblk_dev *d)
+{
+	sysfs_remove_group(&d->disk->queue->kobj, &awblk_qgroup);
+}
+#else
+static int add_queue_attrs(struct awblk_dev *d)
+{
+	return 0;	/* the kernel's own atomic_write_* files show them */
+}
+
+static void remove_queue_attrs(struct awblk_dev *d)
+{
+}
+#endif
+
+/* ---- create and remove ---- */
+
+static struct awblk_dev *find_dev(int index)
+{
+	struct awblk_dev *d;
+
+	list_for_each_entry(d, &awblk_devices, list)
+		if (d->index == index)
+			return d;
+	return NULL;
+}
+
+static void free_dev(struct awblk_dev *d)
+{
+	unbind_engine(d);
+	bioset_exit(&d->bs);
+	if (d->lower.bdev)
+		aw_lower_close(&d->lower, d);
+	if (d->index >= 0)
+		ida_free(&awblk_ida, d->index);
+	kfree(d);
+}
+
+static void derive(struct awblk_dev *d, const struct aw_atomic_hw *hw,
+		   u64 cap)
+{
+	struct block_device *b = d->lower.bdev;
+	struct request_queue *q = bdev_get_queue(b);
+	struct awblk_hw h = { hw->unit_min, hw->unit_max, hw->max_bytes,
+			      hw->boundary };
+	struct awblk_queue qp = {
+		.lbs = bdev_logical_block_size(b),
+		.max_hw_sectors = queue_max_hw_sectors(q),
+		.max_segments = queue_max_segments(q),
+		.page_size = PAGE_SIZE,
+		.start = (u64)get_start_sect(b) << 9,
+	};
+
+	awblk_derive_limits(&h, &qp, cap, &d->lim);
+}
+
+static int check_create(const struct aw_create *c)
+{
+	int i;
+
+	if (c->flags || c->engine > AW_ENGINE_MAX)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(c->reserved); i++)
+		if (c->reserved[i])
+			return -EINVAL;
+	if (c->untorn && !aw_is_pow2(c->untorn))
+		return -EINVAL;
+	if (c->unit_max > U32_MAX || c->untorn > U32_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+static int setup_disk(struct awblk_dev *d)
+{
+	struct aw_atomic_hw hw = {
+		d->lim.unit_min, d->lim.unit_max, d->lim.max_bytes,
+		d->lim.boundary,
+	};
+	struct gendisk *disk;
+	int ret;
+
+	disk = aw_alloc_stacked_disk(d->lower.bdev, &hw);
+	if (IS_ERR(disk))
+		return PTR_ERR(disk);
+	disk->major = awblk_major;
+	disk->first_minor = d->index;
+	disk->minors = 1;
+	disk->fops = &awblk_fops;
+	disk->private_data = d;
+	snprintf(disk->disk_name, DISK_NAME_LEN, "awblk%d", d->index);
+	set_capacity(disk, bdev_nr_sectors(d->lower.bdev));
+	d->disk = disk;
+	ret = device_add_disk(NULL, disk, awblk_groups);
+	if (ret)
+		goto put;
+	ret = bd_link_disk_holder(d->lower.bdev, disk);
+	if (ret)
+		goto del;
+	ret = add_queue_attrs(d);
+	if (ret)
+		goto unlink;
+	return 0;
+unlink:
+	bd_unlink_disk_holder(d->lower.bdev, disk);
+del:
+	del_gendisk(disk);
+put:
+	put_disk(disk);
+	d->disk = NULL;
+	return ret;
+}
+
+static void teardown_disk(struct awblk_dev *d)
+{
+	remove_queue_attrs(d);
+	bd_unlink_disk_holder(d->lower.bdev, d->disk);
+	del_gendisk(d->disk);
+	put_disk(d->disk);
+	d->disk = NULL;
+}
+
+static int awblk_create(struct aw_create *c)
+{
+	dev_t devt = MKDEV(c->lower_major, c->lower_minor);
+	struct aw_atomic_hw hw;
+	struct awblk_dev *d;
+	int ret = check_create(c);
+
+	if (ret)
+		return ret;
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	d->index = ida_alloc_max(&awblk_ida, AWBLK_MAX_DEVICES - 1, GFP_KERNEL);
+	if (d->index < 0) {
+		ret = d->index;
+		goto fail;
+	}
+	ret = aw_lower_open(&d->lower, devt, d);
+	if (ret) {
+		d->lower.bdev = NULL;
+		pr_info("cannot open %u:%u: error %d%s\n", c->lower_major,
+			c->lower_minor, ret,
+			ret == -EBUSY ? " (held exclusively by another user)" : "");
+		goto fail;
+	}
+	ret = bioset_init(&d->bs, BIO_POOL_SIZE, 0, 0);
+	if (ret)
+		goto fail;
+	ret = bind_engine(d, c->engine, &hw);
+	if (ret) {
+		pr_info("engine %s cannot drive %pg: error %d\n",
+			engine_names[c->engine], d->lower.bdev, ret);
+		goto fail;
+	}
+	derive(d, &hw, c->unit_max);
+	if (c->untorn && !awblk_untorn_ok(&d->lim, c->untorn)) {
+		pr_info("untorn unit %llu is not a power of two within the atomic limits [%u, %u] of %pg\n",
+			c->untorn, d->lim.unit_min, d->lim.unit_max,
+			d->lower.bdev);
+		ret = -EINVAL;
+		goto fail;
+	}
+	d->untorn = c->untorn;
+	d->size = bdev_nr_bytes(d->lower.bdev);
+	ret = setup_disk(d);
+	if (ret)
+		goto fail;
+	mutex_lock(&awblk_lock);
+	list_add_tail(&d->list, &awblk_devices);
+	mutex_unlock(&awblk_lock);
+	__module_get(THIS_MODULE);
+	c->index = d->index;
+	pr_info("awblk%d over %pg: engine %s, atomic unit %u..%u, max %u, boundary %u, untorn %u\n",
+		d->index, d->lower.bdev, d->engine ? d->engine->name : "none",
+		d->lim.unit_min, d->lim.unit_max, d->lim.max_bytes,
+		d->lim.boundary, d->untorn);
+	return 0;
+fail:
+	free_dev(d);
+	return ret;
+}
+
+static int awblk_remove(const struct aw_remove *r)
+{
+	struct awblk_dev *d;
+	int i;
+
+	if (r->flags)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(r->reserved); i++)
+		if (r->reserved[i])
+			return -EINVAL;
+	mutex_lock(&awblk_lock);
+	d = find_dev(r->index);
+	if (!d) {
+		mutex_unlock(&awblk_lock);
+		return -ENXIO;
+	}
+	if (disk_openers(d->disk)) {
+		mutex_unlock(&awblk_lock);
+		return -EBUSY;
+	}
+	list_del(&d->list);
+	mutex_unlock(&awblk_lock);
+	teardown_disk(d);
+	free_dev(d);
+	module_put(THIS_MODULE);
+	return 0;
+}
+
+/* ---- the control node ---- */
+
+static long awblk_ctl_ioctl(struct file *f, unsigned int cmd,
+			    unsigned long arg)
+{
+	void __user *argp = (void __user *)arg;
+	struct aw_create c;
+	struct aw_remove r;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	switch (cmd) {
+	case AW_IOC_CREATE:
+		if (copy_from_user(&c, argp, sizeof(c)))
+			return -EFAULT;
+		ret = awblk_create(&c);
+		if (!ret && copy_to_user(argp, &c, sizeof(c))) {
+			/* The caller cannot learn the index: undo. */
+			struct aw_remove undo = { .index = c.index };
+
+			awblk_remove(&undo);
+			ret = -EFAULT;
+		}
+		return ret;
+	case AW_IOC_REMOVE:
+		if (copy_from_user(&r, argp, sizeof(r)))
+			return -EFAULT;
+		return awblk_remove(&r);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations awblk_ctl_fops = {
+	.owner		= THIS_MODULE,
+	.unlocked_ioctl	= awblk_ctl_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= noop_llseek,
+};
+
+static struct miscdevice awblk_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= AW_CONTROL_NAME,
+	.fops	= &awblk_ctl_fops,
+	.mode	= 0600,
+};
+
+static int create_from_param(void)
+{
+	struct aw_create c = { .engine = AW_ENGINE_AUTO };
+	dev_t devt;
+	int ret;
+
+	ret = lookup_bdev(lower, &devt);
+	if (ret) {
+		pr_err("lower=%s: not a block device (error %d)\n", lower, ret);
+		return ret;
+	}
+	c.lower_major = MAJOR(devt);
+	c.lower_minor = MINOR(devt);
+	ret = awblk_create(&c);
+	if (ret)
+		pr_err("lower=%s: cannot create a device (error %d)\n", lower,
+		       ret);
+	return ret;
+}
+
+static int __init awblk_init(void)
+{
+	int ret;
+
+	awblk_major = register_blkdev(0, "awblk");
+	if (awblk_major < 0)
+		return awblk_major;
+	ret = misc_register(&awblk_misc);
+	if (ret)
+		goto unregister;
+	if (lower && *lower) {
+		ret = create_from_param();
+		if (ret)
+			goto deregister;
+	}
+	return 0;
+deregister:
+	misc_deregister(&awblk_misc);
+unregister:
+	unregister_blkdev(awblk_major, "awblk");
+	return ret;
+}
+
+/* Devices hold a module reference: there are none left when this runs. */
+static void __exit awblk_exit(void)
+{
+	misc_deregister(&awblk_misc);
+	unregister_blkdev(awblk_major, "awblk");
+	ida_destroy(&awblk_ida);
+}
+
+module_init(awblk_init);
+module_exit(awblk_exit);
+MODULE_DESCRIPTION("awkit stacking block device with atomic writes");
+MODULE_AUTHOR("awkit developers");
+MODULE_LICENSE("GPL");

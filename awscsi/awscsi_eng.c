@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * awscsi_engine: the SCSI engine of awblk. It reads the Block Limits VPD
+ * page of the lower SCSI disk, derives the atomic limits as sd does, and
+ * makes each atomic write one WRITE ATOMIC(16): through sd's own REQ_ATOMIC
+ * path where the kernel has it (6.11+), as a passthrough request to the sd
+ * device before that. It works over awscsi disks and any SBC-4 disk.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/bio.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <scsi/scsi.h>
+#include <scsi/scsi_cmnd.h>
+#include <scsi/scsi_device.h>
+#include <scsi/scsi_common.h>
+#include <scsi/scsi_proto.h>
+
+#include "../awblk/awblk_engine.h"
+#include "uapi/awkit.h"
+#include "awscsi_vpd.h"
+
+struct scsi_eng {
+	struct scsi_device *sdev;
+	bool use_boundary;
+	unsigned int lbs;
+};
+
+static int scsi_eng_probe(struct block_device *lower, struct aw_atomic_hw *hw,
+			  void **priv)
+{
+	struct device *parent = disk_to_dev(lower->bd_disk)->parent;
+	struct scsi_device *sdev;
+	struct awscsi_hw h;
+	struct scsi_eng *e;
+	u8 *b0;
+
+	memset(hw, 0, sizeof(*hw));
+	/* An sd disk's parent is its SCSI device. */
+	if (!parent || !scsi_is_sdev_device(parent))
+		return -ENODEV;
+	sdev = to_scsi_device(parent);
+	if (sdev->type != TYPE_DISK)
+		return -ENODEV;
+	get_device(&sdev->sdev_gendev);
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	b0 = kzalloc(64, GFP_KERNEL);
+	if (!e || !b0) {
+		kfree(e);
+		kfree(b0);
+		put_device(&sdev->sdev_gendev);
+		return -ENOMEM;
+	}
+	e->sdev = sdev;
+	e->lbs = bdev_logical_block_size(lower);
+	if (!scsi_get_vpd_page(sdev, 0xb0, b0, 64))
+		awscsi_vpd_atomic_hw(b0, 64, e->lbs,
+				     bdev_physical_block_size(lower), &h);
+	else
+		memset(&h, 0, sizeof(h));
+	kfree(b0);
+	e->use_boundary = h.use_boundary;
+	hw->unit_min = h.unit_min;
+	hw->unit_max = h.unit_max;
+	hw->max_bytes = h.max_bytes;
+	hw->boundary = h.boundary;
+	*priv = e;
+	return 0;
+}
+
+static void scsi_eng_release(void *priv)
+{
+	struct scsi_eng *e = priv;
+
+	put_device(&e->sdev->sdev_gendev);
+	kfree(e);
+}
+
+#if AW_NATIVE_ATOMIC
+/* sd builds WRITE ATOMIC(16) from a REQ_ATOMIC bio and never splits it. */
+static void scsi_eng_submit(void *priv, struct bio *bio)
+{
+	aw_bio_set_atomic(bio);
+	submit_bio_noacct(bio);
+}
+#else
+struct pt_io {
+	struct bio *bio;
+	void *buf;
+};
+
+static blk_status_t pt_status(struct scsi_cmnd *scmd)
+{
+	struct scsi_sense_hdr sshdr;
+
+	if (!scmd->result)
+		return BLK_STS_OK;
+	if (host_byte(scmd->result) != DID_OK)
+		return BLK_STS_TRANSPORT;
+	if (scsi_normalize_sense(scmd->sense_buffer, SCSI_SENSE_BUFFERSIZE,
+				 &sshdr) && sshdr.sense_key == ILLEGAL_REQUEST)
+		return sshdr.asc == 0x20 ? BLK_STS_NOTSUPP : BLK_STS_INVAL;
+	return BLK_STS_IOERR;
+}
+
+static enum rq_end_io_ret pt_end_io(struct request *rq, blk_status_t err)
+{
+	struct pt_io *io = rq->end_io_data;
+	struct bio *bio = io->bio;
+
+	bio->bi_status = err ? err : pt_status(blk_mq_rq_to_pdu(rq));
+	kvfree(io->buf);
+	kfree(io);
+	bio_endio(bio);
+	return RQ_END_IO_FREE;
+}
+
+/* Linearize the bio's data for the passthrough request. */
+static void *bounce(struct bio *bio)
+{
+	void *buf = kvmalloc(bio->bi_iter.bi_size, GFP_NOIO);
+	struct bvec_iter it;
+	struct bio_vec bv;
+	size_t off = 0;
+
+	if (!buf)
+		return NULL;
+	bio_for_each_segment(bv, bio, it) {
+		memcpy_from_bvec(buf + off, &bv);
+		off += bv.bv_len;
+	}
+	return buf;
+}
+
+/* 6.1 has no REQ_ATOMIC: send WRITE ATOMIC(16) to the sd device ourselves. */
+static void scsi_eng_submit(void *priv, struct bio *bio)
+{
+	struct scsi_eng *e = priv;
+	struct request_queue *q = e->sdev->request_queue;
+	u64 sector = bio->bi_iter.bi_sector + get_start_sect(bio->bi_bdev);
+	u32 nblocks = bio->bi_iter.bi_size / e->lbs;
+	struct scsi_cmnd *scmd;
+	struct request *rq;
+	struct pt_io *io;
+
+	io = kzalloc(sizeof(*io), GFP_NOIO);
+	if (!io)
+		goto fail;
+	io->bio = bio;
+	io->buf = bounce(bio);
+	if (!io->buf)
+		goto free_io;
+	rq = scsi_alloc_request(q, REQ_OP_DRV_OUT, 0);
+	if (IS_ERR(rq))
+		goto free_buf;
+	if (blk_rq_map_kern(q, rq, io->buf, bio->bi_iter.bi_size, GFP_NOIO))
+		goto free_rq;
+	scmd = blk_mq_rq_to_pdu(rq);
+	awscsi_cdb_write_atomic16(scmd->cmnd, (sector << 9) / e->lbs, nblocks,
+				  bio->bi_opf & REQ_FUA, e->use_boundary);
+	scmd->cmd_len = 16;
+	scmd->allowed = 3;
+	rq->timeout = 30 * HZ;
+	rq->end_io = pt_end_io;
+	rq->end_io_data = io;
+	blk_execute_rq_nowait(rq, false);
+	return;
+free_rq:
+	blk_mq_free_request(rq);
+free_buf:
+	kvfree(io->buf);
+free_io:
+	kfree(io);
+fail:
+	bio_io_error(bio);
+}
+#endif
+
+static struct awblk_engine scsi_engine = {
+	.name		= "scsi",
+	.id		= AW_ENGINE_SCSI,
+	.owner		= THIS_MODULE,
+	.probe		= scsi_eng_probe,
+	.submit		= scsi_eng_submit,
+	.release	= scsi_eng_release,
+};
+
+static int __init scsi_eng_init(void)
+{
+	return awblk_register_engine(&scsi_engine);
+}
+
+static void __exit scsi_eng_exit(void)
+{
+	awblk_unregister_engine(&scsi_engine);
+}
+
+module_init(scsi_eng_init);
+module_exit(scsi_eng_exit);
+MODULE_DESCRIPTION("awblk SCSI engine: WRITE ATOMIC(16)");
+MODULE_AUTHOR("awkit developers");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS("awblk-engine-scsi");

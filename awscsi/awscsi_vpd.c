@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * See awscsi_vpd.h. The derivation follows what Linux's sd driver does
+ * since 6.11, so awblk over a SCSI disk reports what sd would.
+ */
+#include "awscsi_vpd.h"
+
+static bool divides(u32 x, u64 unit_min, u64 unit_max)
+{
+	return x <= 1 || (!(unit_min % x) && !(unit_max % x));
+}
+
+void awscsi_vpd_atomic_hw(const u8 *b0, u32 len, u32 lbs, u32 pbs,
+			  struct awscsi_hw *hw)
+{
+	u32 max_atomic, align, gran, max_len_bndry, max_bndry;
+	u64 unit_min, unit_max, hw_max;
+
+	memset(hw, 0, sizeof(*hw));
+	if (len < 64 || !lbs || b0[1] != 0xb0)
+		return;
+	max_atomic = aw_get_be32(b0 + 44);
+	align = aw_get_be32(b0 + 48);
+	gran = aw_get_be32(b0 + 52);
+	max_len_bndry = aw_get_be32(b0 + 56);
+	max_bndry = aw_get_be32(b0 + 60);
+	if (!max_atomic && !max_len_bndry)
+		return;
+	unit_min = aw_rounddown_pow2(gran ? gran : (pbs >= lbs ? pbs / lbs : 1));
+	if (max_atomic) {
+		hw_max = max_atomic;
+		unit_max = aw_rounddown_pow2(max_atomic);
+	} else {
+		hw_max = max_len_bndry;
+		unit_max = aw_rounddown_pow2(max_bndry);
+		hw->use_boundary = true;
+	}
+	if (!unit_min || !unit_max || unit_min > unit_max ||
+	    !divides(gran, unit_min, unit_max) ||
+	    !divides(align, unit_min, unit_max)) {
+		memset(hw, 0, sizeof(*hw));
+		return;
+	}
+	/* A transfer length is 16 bits in WRITE ATOMIC(16). */
+	if (unit_max > 0xffff)
+		unit_max = 0x8000;
+	if (hw_max > 0xffff)
+		hw_max = 0xffff;
+	hw->unit_min = (u32)(unit_min * lbs);
+	hw->unit_max = (u32)(unit_max * lbs);
+	hw->max_bytes = (u32)(hw_max * lbs);
+}
+
+void awscsi_cdb_write_atomic16(u8 *cdb, u64 lba, u16 nblocks, bool fua,
+			       bool use_boundary)
+{
+	memset(cdb, 0, 16);
+	cdb[0] = 0x9c;
+	cdb[1] = fua ? 0x08 : 0;
+	aw_put_be64(cdb + 2, lba);
+	aw_put_be16(cdb + 10, use_boundary ? nblocks : 0);
+	aw_put_be16(cdb + 12, nblocks);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The initiator side of SCSI atomic writes, pure logic: atomic limits from a
+ * Block Limits VPD page, as the host derives them (SBC-4; FACTS.md section
+ * 3), and the WRITE ATOMIC(16) CDB.
+ */
+#ifndef AWSCSI_VPD_H
+#define AWSCSI_VPD_H
+
+#include "aw_pure.h"
+
+/* Atomic limits in bytes; all zero when the device offers none. */
+struct awscsi_hw {
+	u32 unit_min;
+	u32 unit_max;
+	u32 max_bytes;
+	u32 boundary;
+	bool use_boundary;	/* send ATOMIC BOUNDARY = transfer length */
+};
+
+void awscsi_vpd_atomic_hw(const u8 *b0, u32 len, u32 lbs, u32 pbs,
+			  struct awscsi_hw *hw);
+void awscsi_cdb_write_atomic16(u8 *cdb, u64 lba, u16 nblocks, bool fua,
+			       bool use_boundary);
+
+#endif /* AWSCSI_VPD_H */

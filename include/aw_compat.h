@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * awkit's one place for kernel version differences (Debian 12: 6.1 and
+ * 6.12). Everything else in the modules is written once against these.
+ */
+#ifndef AW_COMPAT_H
+#define AW_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/blkdev.h>
+#include <linux/fs.h>
+
+/* Native block atomic writes: REQ_ATOMIC, queue limits, statx, RWF_ATOMIC. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define AW_NATIVE_ATOMIC	1
+#else
+#define AW_NATIVE_ATOMIC	0
+#endif
+
+/* The mode a block device is opened with, as block_device_operations see it. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+typedef blk_mode_t aw_mode_t;
+#define AW_MODE_WRITE		BLK_OPEN_WRITE
+#else
+typedef fmode_t aw_mode_t;
+#define AW_MODE_WRITE		FMODE_WRITE
+#endif
+
+#ifndef BLK_STS_INVAL
+#define BLK_STS_INVAL		BLK_STS_TARGET
+#endif
+
+/* An exclusively opened lower block device. */
+struct aw_lower {
+	struct block_device *bdev;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+	struct file *file;
+#endif
+};
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+static inline int aw_lower_open(struct aw_lower *l, dev_t dev, void *holder)
+{
+	l->file = bdev_file_open_by_dev(dev, BLK_OPEN_READ | BLK_OPEN_WRITE,
+					holder, NULL);
+	if (IS_ERR(l->file))
+		return PTR_ERR(l->file);
+	l->bdev = file_bdev(l->file);
+	return 0;
+}
+
+static inline void aw_lower_close(struct aw_lower *l, void *holder)
+{
+	fput(l->file);
+}
+#else
+static inline int aw_lower_open(struct aw_lower *l, dev_t dev, void *holder)
+{
+	l->bdev = blkdev_get_by_dev(dev, FMODE_READ | FMODE_WRITE | FMODE_EXCL,
+				    holder);
+	return PTR_ERR_OR_ZERO(l->bdev);
+}
+
+static inline void aw_lower_close(struct aw_lower *l, void *holder)
+{
+	blkdev_put(l->bdev, FMODE_READ | FMODE_WRITE | FMODE_EXCL);
+}
+#endif
+
+/* Atomic limits in bytes, as an awblk device exposes them. */
+struct aw_atomic_hw {
+	unsigned int unit_min, unit_max, max_bytes, boundary;
+};
+
+/*
+ * A bio-based disk whose limits are the lower device's (block sizes, bio
+ * size, segments, discard, write zeroes, write cache and FUA) and whose
+ * native atomic limits, where the kernel has them, are @hw.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+static inline struct gendisk *aw_alloc_stacked_disk(struct block_device *lower,
+						    const struct aw_atomic_hw *hw)
+{
+	struct queue_limits lim;
+
+	blk_set_stacking_limits(&lim);
+	queue_limits_stack_bdev(&lim, lower, 0, "awblk");
+	lim.features &= ~(BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA);
+	if (bdev_write_cache(lower))
+		lim.features |= BLK_FEAT_WRITE_CACHE;
+	if (bdev_fua(lower))
+		lim.features |= BLK_FEAT_FUA;
+	lim.atomic_write_hw_max = hw->max_bytes;
+	lim.atomic_write_hw_unit_min = hw->unit_min;
+	lim.atomic_write_hw_unit_max = hw->unit_max;
+	lim.atomic_write_hw_boundary = hw->boundary;
+	return blk_alloc_disk(&lim, NUMA_NO_NODE);
+}
+#else
+static inline struct gendisk *aw_alloc_stacked_disk(struct block_device *lower,
+						    const struct aw_atomic_hw *hw)
+{
+	struct request_queue *lq = bdev_get_queue(lower);
+	struct gendisk *disk = blk_alloc_disk(NUMA_NO_NODE);
+
+	if (!disk)
+		return ERR_PTR(-ENOMEM);
+	blk_set_stacking_limits(&disk->queue->limits);
+	blk_stack_limits(&disk->queue->limits, &lq->limits,
+			 get_start_sect(lower));
+	blk_queue_write_cache(disk->queue, bdev_write_cache(lower),
+			      bdev_fua(lower));
+	return disk;
+}
+#endif
+
+/* Mark a bio as an atomic write for the lower driver, where that exists. */
+static inline void aw_bio_set_atomic(struct bio *bio)
+{
+#if AW_NATIVE_ATOMIC
+	bio->bi_opf |= REQ_ATOMIC;
+#endif
+}
+
+static inline bool aw_bio_is_atomic(struct bio *bio)
+{
+#if AW_NATIVE_ATOMIC
+	return bio->bi_opf & REQ_ATOMIC;
+#else
+	return false;
+#endif
+}
+
+#endif /* AW_COMPAT_H */

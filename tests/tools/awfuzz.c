@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * awfuzz: seeded ioctl fuzzer for awblk's control node and devices.
+ *
+ *   awfuzz SEED CALLS PATH...
+ *	makes CALLS ioctl calls in all on the PATHs (/dev/awblk-control,
+ *	/dev/awblkN), chosen by a xorshift64* PRNG seeded with SEED, then
+ *	prints how the kernel answered:
+ *	awfuzz seed=S calls=N ok=K errors: EINVAL=.. EFAULT=.. ...
+ *
+ * Commands: half the real AW_IOC_* numbers, a quarter awblk's type with a
+ * random number, size and direction, a quarter random commands of the types
+ * 0xa0-0xaf that no block, tty or generic file code handles (not 0xa7,
+ * awblk's; not 0xab, nbd's; not 0xae, kvm's). Arguments: NULL, small
+ * integers, an unmapped page, a read-only page, a struct that straddles into
+ * the unmapped page, random bytes, or a well-formed struct for the real
+ * commands.
+ *
+ * Run it only where every block device is scratch: AW_IOC_ATOMIC_WRITE with
+ * a readable buffer writes into the first 64 MiB of the PATH devices, and an
+ * AW_IOC_CREATE may succeed over any block device (awfuzz removes what it
+ * creates at once). Devices that exist at the start are never removed on
+ * purpose. Exit status 0 when the run completed; the caller judges the counts.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "awkit.h"
+
+#define PAGE		4096UL
+#define BUF_PAGES	4		/* room for any _IOC_SIZE (< 16 KiB) */
+#define DATA_SIZE	(1UL << 20)	/* source of well-formed writes */
+#define WRITE_WINDOW	(64ULL << 20)	/* writes stay in the first 64 MiB */
+#define MAX_ERRNO	4096
+#define MAX_PROTECT	1024
+
+static uint64_t state;
+static unsigned char *buf;	/* BUF_PAGES read-write pages */
+static unsigned char *unmapped;	/* the page after them, unmapped */
+static unsigned char *ro;	/* a read-only page */
+static unsigned char *data;	/* DATA_SIZE + PAGE read-write bytes */
+static unsigned char protect[MAX_PROTECT];	/* awblkN that existed */
+
+static uint64_t rnd(void)
+{
+	state ^= state >> 12;
+	state ^= state << 25;
+	state ^= state >> 27;
+	return state * 0x2545f4914f6cdd1dULL;
+}
+
+static uint64_t below(uint64_t n)
+{
+	return n ? rnd() % n : 0;
+}
+
+/* 1 in n. */
+static int one_in(unsigned int n)
+{
+	return below(n) == 0;
+}
+
+static void fill_random(void *p, size_t len)
+{
+	unsigned char *c = p;
+
+	while (len--)
+		*c++ = rnd();
+}
+
+/* A user pointer the kernel cannot read: NULL, unmapped or kernel space. */
+static uint64_t bad_pointer(void)
+{
+	static const uint64_t kernel[] = {
+		0xffff888000000000ULL, 0xffffffff81000000ULL,
+		0x0000800000000000ULL, 0xfffffffffffff000ULL,
+	};
+
+	switch (below(3)) {
+	case 0:
+		return 0;
+	case 1:
+		return (uintptr_t)unmapped + below(PAGE);
+	default:
+		return kernel[below(4)];
+	}
+}
+
+/* A lower device number: random, small (real devices live there), or edge. */
+static void pick_dev(struct aw_create *c)
+{
+	static const uint32_t edge[] = {
+		0, 1, 0xfff, 0x1000, 0xfffff, 0x100000, 0x7fffffff, 0xffffffff,
+	};
+
+	switch (below(3)) {
+	case 0:
+		c->lower_major = rnd();
+		c->lower_minor = rnd();
+		break;
+	case 1:
+		c->lower_major = one_in(8) ? 259 : below(16);
+		c->lower_minor = below(32);
+		break;
+	default:
+		c->lower_major = edge[below(8)];
+		c->lower_minor = edge[below(8)];
+	}
+}
+
+/* Bytes for unit_max or untorn: 0, a power of two, or anything. */
+static uint64_t pick_bytes(void)
+{
+	switch (below(3)) {
+	case 0:
+		return 0;
+	case 1:
+		return 512ULL << below(16);
+	default:
+		return one_in(2) ? rnd() : below(1 << 20);
+	}
+}
+
+/* The largest power of two <= n, or 1. */
+static uint64_t pow2_floor(uint64_t n)
+{
+	return n > 1 ? 1ULL << (63 - __builtin_clzll(n)) : 1;
+}
+
+static void make_write(struct aw_atomic_write *w)
+{
+	uint64_t len, misalign = one_in(4) ? below(PAGE) : 0;
+
+	switch (below(4)) {
+	case 0:
+		len = 512ULL << below(12);		/* up to 1 MiB */
+		break;
+	case 1:
+		len = 512 * (1 + below(DATA_SIZE / 512));
+		break;
+	case 2:
+		len = below(8193);
+		break;
+	default:
+		len = one_in(2) ? rnd() : DATA_SIZE + 512;
+	}
+	w->len = len;
+	w->flags = one_in(3) ? (uint32_t)rnd() : below(AW_WRITE_FLAGS + 1);
+	if (one_in(5)) {
+		w->reserved0 = one_in(2) ? rnd() : 0;
+		w->reserved[below(4)] = rnd();
+	}
+	if (len <= DATA_SIZE && !one_in(4)) {
+		/* A readable source: keep the write in the first 64 MiB. */
+		w->buf = one_in(8) && len <= PAGE ? (uintptr_t)ro :
+			 (uintptr_t)data + misalign;
+		w->offset = below(WRITE_WINDOW - len + 1);
+		if (!one_in(4))		/* mostly aligned to the length */
+			w->offset &= ~(pow2_floor(len) - 1);
+	} else {
+		/* Nothing readable: any offset at all. */
+		w->buf = bad_pointer();
+		w->offset = one_in(2) ? rnd() : below(WRITE_WINDOW) & ~511ULL;
+	}
+}
+
+/* Fill buf with a well-formed struct for the real command cmd. */
+static void make_struct(unsigned long cmd)
+{
+	struct aw_create *c = (void *)buf;
+	struct aw_remove *r = (void *)buf;
+
+	memset(buf, 0, BUF_PAGES * PAGE);
+	if (cmd == AW_IOC_CREATE) {
+		pick_dev(c);
+		c->engine = one_in(4) ? (uint32_t)rnd() : below(AW_ENGINE_MAX + 3);
+		c->flags = one_in(5) ? (uint32_t)rnd() : 0;
+		c->unit_max = pick_bytes();
+		c->untorn = pick_bytes();
+		c->index = one_in(4) ? rnd() : 0;
+		if (one_in(6))
+			c->reserved[below(9)] = rnd();
+	} else if (cmd == AW_IOC_REMOVE) {
+		r->index = one_in(2) ? below(16) : (uint32_t)rnd();
+		if (r->index < MAX_PROTECT && protect[r->index])
+			r->index = 0xffffffffU - below(256);
+		r->flags = one_in(5) ? (uint32_t)rnd() : 0;
+		if (one_in(6))
+			r->reserved[below(6)] = rnd();
+	} else if (cmd == AW_IOC_ATOMIC_WRITE) {
+		make_write((void *)buf);
+	} else {
+		fill_random(buf, BUF_PAGES * PAGE);
+	}
+}
+
+static unsigned long pick_cmd(void)
+{
+	static const unsigned long real[] = {
+		AW_IOC_CREATE, AW_IOC_REMOVE, AW_IOC_GET_LIMITS,
+		AW_IOC_ATOMIC_WRITE,
+	};
+	unsigned int type;
+
+	switch (below(4)) {
+	case 0:
+	case 1:
+		return real[below(4)];
+	case 2:
+		return _IOC(below(4), AW_IOC_MAGIC, below(256), below(1 << 14));
+	default:
+		do
+			type = 0xa0 + below(16);
+		while (type == AW_IOC_MAGIC || type == 0xab || type == 0xae);
+		return _IOC(below(4), type, below(256), below(1 << 14));
+	}
+}
+
+static unsigned long pick_arg(unsigned long cmd)
+{
+	unsigned long arg;
+
+	switch (below(8)) {
+	case 0:
+		return 0;
+	case 1:
+		return below(4097);
+	case 2:
+		return (uintptr_t)unmapped + (one_in(2) ? 0 : below(PAGE));
+	case 3:
+		return (uintptr_t)ro;
+	case 4:		/* the struct runs into the unmapped page */
+		make_struct(cmd);
+		arg = 8 * (1 + below(8));
+		memmove(unmapped - arg, buf, arg);
+		return (uintptr_t)unmapped - arg;
+	case 5:
+		fill_random(buf, BUF_PAGES * PAGE);
+		return (uintptr_t)buf;
+	default:
+		make_struct(cmd);
+		return (uintptr_t)buf;
+	}
+}
+
+/* Mark the awblkN that exist now, so that no well-formed remove hits them. */
+static void protect_existing(void)
+{
+	char path[64];
+	unsigned int i;
+
+	for (i = 0; i < MAX_PROTECT; i++) {
+		snprintf(path, sizeof(path), "/sys/block/awblk%u", i);
+		protect[i] = access(path, F_OK) == 0;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static unsigned long counts[MAX_ERRNO];
+	unsigned long long seed, calls, n, ok = 0;
+	struct aw_remove rm;
+	int *fds, nfds, i, e;
+	unsigned char *map;
+	unsigned long cmd, arg;
+	uint32_t index;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: awfuzz SEED CALLS PATH...\n");
+		return 2;
+	}
+	seed = strtoull(argv[1], NULL, 0);
+	calls = strtoull(argv[2], NULL, 0);
+	state = seed ^ 0x9e3779b97f4a7c15ULL;
+	if (!state)
+		state = 1;
+
+	nfds = argc - 3;
+	fds = calloc(nfds, sizeof(*fds));
+	for (i = 0; fds && i < nfds; i++) {
+		fds[i] = open(argv[i + 3], O_RDWR | O_CLOEXEC);
+		if (fds[i] < 0)
+			fds[i] = open(argv[i + 3], O_RDONLY | O_CLOEXEC);
+		if (fds[i] < 0) {
+			perror(argv[i + 3]);
+			return 2;
+		}
+	}
+
+	map = mmap(NULL, (BUF_PAGES + 2) * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	data = mmap(NULL, DATA_SIZE + PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!fds || map == MAP_FAILED || data == MAP_FAILED) {
+		perror("awfuzz: memory");
+		return 2;
+	}
+	buf = map;
+	unmapped = map + BUF_PAGES * PAGE;
+	ro = unmapped + PAGE;
+	memset(ro, 0xa5, PAGE);
+	if (munmap(unmapped, PAGE) || mprotect(ro, PAGE, PROT_READ)) {
+		perror("awfuzz: memory");
+		return 2;
+	}
+	fill_random(data, DATA_SIZE + PAGE);
+	protect_existing();
+
+	for (n = 0; n < calls; n++) {
+		cmd = pick_cmd();
+		arg = pick_arg(cmd);
+		i = below(nfds);
+		if (ioctl(fds[i], cmd, arg) < 0) {
+			e = errno < MAX_ERRNO ? errno : 0;
+			counts[e]++;
+			continue;
+		}
+		ok++;
+		/* A create that worked (by any number): remove what it made. */
+		if (_IOC_TYPE(cmd) != AW_IOC_MAGIC || _IOC_NR(cmd) != 1 ||
+		    arg != (uintptr_t)buf)
+			continue;
+		memcpy(&index, buf + offsetof(struct aw_create, index),
+		       sizeof(index));
+		memset(&rm, 0, sizeof(rm));
+		rm.index = index;
+		if (ioctl(fds[i], AW_IOC_REMOVE, &rm) < 0)
+			fprintf(stderr, "awfuzz: created awblk%u, remove: %s\n",
+				index, strerror(errno));
+	}
+
+	printf("awfuzz seed=%llu calls=%llu ok=%llu errors:", seed, calls, ok);
+	for (e = 0; e < MAX_ERRNO; e++) {
+		const char *name = e ? strerrorname_np(e) : NULL;
+
+		if (!counts[e])
+			continue;
+		if (name)
+			printf(" %s=%lu", name, counts[e]);
+		else
+			printf(" E%d=%lu", e, counts[e]);
+	}
+	printf("\n");
+	return 0;
+}

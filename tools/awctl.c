@@ -1,0 +1,598 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * awctl: create, remove, list and inspect awblk devices, and make (atomic)
+ * test writes. Talks to /dev/awblk-control and /dev/awblkN through libaw
+ * and the uapi header; reads /sys/block/awblkN/ for the list.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "libaw.h"
+
+#define EXIT_FAIL	1	/* the kernel or the system said no */
+#define EXIT_USAGE	2	/* bad command line */
+
+#define CONTROL_PATH	"/dev/" AW_CONTROL_NAME
+
+static const char usage_main[] =
+"usage: awctl COMMAND [ARGS]\n"
+"\n"
+"  create LOWER [--engine auto|scsi|nvme|sw|none] [--unit-max BYTES]\n"
+"               [--untorn BYTES]      a new /dev/awblkN over block device LOWER\n"
+"  remove awblkN|/dev/awblkN|N        remove an awblk device\n"
+"  list                               one line per awblk device\n"
+"  info DEV                           atomic write limits of DEV\n"
+"  write DEV --offset BYTES --length BYTES [--atomic] [--dsync]\n"
+"        [--pattern BYTE | --from FILE]   write to DEV (destroys its data)\n"
+"\n"
+"BYTES is a number of bytes, or with a k, m or g suffix KiB, MiB or GiB.\n"
+"'awctl COMMAND --help' describes COMMAND.\n"
+"\n"
+"Exit status: 0 success, 1 the operation failed (the kernel or the system\n"
+"said no), 2 usage error (unknown command or option, missing argument, bad\n"
+"number).\n";
+
+static const char usage_create[] =
+"usage: awctl create LOWER [--engine auto|scsi|nvme|sw|none]\n"
+"                          [--unit-max BYTES] [--untorn BYTES]\n"
+"Creates /dev/awblkN over the block device LOWER and prints its path.\n"
+"  --engine    who makes atomic writes (default auto: from LOWER)\n"
+"  --unit-max  cap on atomic_write_unit_max (default 0: no cap)\n"
+"  --untorn    untorn unit in bytes (default 0: off)\n";
+
+static const char usage_remove[] =
+"usage: awctl remove awblkN|/dev/awblkN|N\n"
+"Removes the awblk device N.\n";
+
+static const char usage_list[] =
+"usage: awctl list\n"
+"Prints 'awblkN lower=DEV engine=NAME untorn=BYTES size=BYTES' for each\n"
+"awblk device; nothing when there is none.\n";
+
+static const char usage_info[] =
+"usage: awctl info DEV\n"
+"Prints the atomic write limits of DEV, an awblk device, another block\n"
+"device (as the kernel reports them with statx) or a regular file.\n";
+
+static const char usage_write[] =
+"usage: awctl write DEV --offset BYTES --length BYTES [--atomic] [--dsync]\n"
+"                   [--pattern BYTE | --from FILE]\n"
+"Writes LENGTH bytes at OFFSET of DEV, destroying what was there.\n"
+"  --atomic   all or nothing (awblk ioctl or RWF_ATOMIC with O_DIRECT)\n"
+"  --dsync    durable on return\n"
+"  --pattern  the byte to repeat, 0-255 (default 0)\n"
+"  --from     take the first LENGTH bytes of FILE\n";
+
+/* "awctl: <what>: <strerror>" for a failed operation; returns EXIT_FAIL. */
+static int fail(const char *what)
+{
+	fprintf(stderr, "awctl: %s: %s\n", what, strerror(errno));
+	return EXIT_FAIL;
+}
+
+/* Usage error msg (one %s: arg) of command cmd (NULL: none); EXIT_USAGE. */
+static int bad_usage(const char *cmd, const char *msg, const char *arg)
+{
+	fprintf(stderr, "awctl: ");
+	fprintf(stderr, msg, arg);
+	fprintf(stderr, "\nTry 'awctl %s%s--help'.\n", cmd ? cmd : "",
+		cmd ? " " : "");
+	return EXIT_USAGE;
+}
+
+/* Plain decimal bytes, or with a k/K, m/M, g/G suffix (powers of 1024). */
+static int parse_bytes(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K':
+		shift = 10;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		break;
+	}
+	if (shift)
+		end++;
+	if (*end || v > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+/*
+ * getopt_long over argv (argv[0] is the command name). Returns the option,
+ * or -2 after reporting a usage error.
+ */
+static int next_opt(int argc, char **argv, const struct option *opts)
+{
+	char opt[3] = "-?";
+	int c = getopt_long(argc, argv, ":h", opts, NULL);
+
+	if (c != '?' && c != ':')
+		return c;
+	/* optopt is the short option at fault, 0 for a long one. */
+	opt[1] = (char)optopt;
+	bad_usage(argv[0], c == '?' ? "unknown option '%s'" :
+		  "option '%s' needs an argument",
+		  optopt ? opt : argv[optind - 1]);
+	return -2;
+}
+
+static int cmd_create(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "engine", required_argument, NULL, 'e' },
+		{ "unit-max", required_argument, NULL, 'u' },
+		{ "untorn", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const engines[] = {
+		[AW_ENGINE_AUTO] = "auto", [AW_ENGINE_NONE] = "none",
+		[AW_ENGINE_SCSI] = "scsi", [AW_ENGINE_NVME] = "nvme",
+		[AW_ENGINE_SW] = "sw",
+	};
+	struct aw_create c;
+	struct stat st;
+	unsigned int e;
+	uint64_t v;
+	char what[PATH_MAX + 32];
+	int fd, opt;
+
+	memset(&c, 0, sizeof(c));
+	c.engine = AW_ENGINE_AUTO;
+	while ((opt = next_opt(argc, argv, opts)) != -1) {
+		switch (opt) {
+		case 'h':
+			fputs(usage_create, stdout);
+			return 0;
+		case 'e':
+			for (e = 0; e <= AW_ENGINE_MAX; e++)
+				if (!strcmp(optarg, engines[e]))
+					break;
+			if (e > AW_ENGINE_MAX)
+				return bad_usage("create",
+						 "unknown engine '%s'", optarg);
+			c.engine = e;
+			break;
+		case 'u':
+			if (parse_bytes(optarg, &v))
+				return bad_usage("create",
+						 "bad --unit-max '%s'", optarg);
+			c.unit_max = v;
+			break;
+		case 't':
+			if (parse_bytes(optarg, &v))
+				return bad_usage("create",
+						 "bad --untorn '%s'", optarg);
+			c.untorn = v;
+			break;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1)
+		return bad_usage("create", "%s", "create needs one LOWER");
+
+	if (stat(argv[optind], &st) < 0)
+		return fail(argv[optind]);
+	if (!S_ISBLK(st.st_mode)) {
+		fprintf(stderr, "awctl: %s is not a block device\n",
+			argv[optind]);
+		return EXIT_FAIL;
+	}
+	c.lower_major = major(st.st_rdev);
+	c.lower_minor = minor(st.st_rdev);
+
+	fd = open(CONTROL_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		fail(CONTROL_PATH);
+		if (errno == ENOENT)
+			fprintf(stderr, "awctl: is awblk.ko loaded?\n");
+		return EXIT_FAIL;
+	}
+	if (ioctl(fd, AW_IOC_CREATE, &c) < 0) {
+		snprintf(what, sizeof(what), "create over %s", argv[optind]);
+		close(fd);
+		return fail(what);
+	}
+	close(fd);
+	printf("/dev/awblk%u\n", c.index);
+	return 0;
+}
+
+/* N of "awblkN", "/dev/awblkN" or "N"; -1 when s is none of them. */
+static long parse_index(const char *s)
+{
+	unsigned long v;
+	char *end;
+
+	if (!strncmp(s, "/dev/", 5))
+		s += 5;
+	if (!strncmp(s, "awblk", 5))
+		s += 5;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > UINT32_MAX)
+		return -1;
+	return v;
+}
+
+static int cmd_remove(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct aw_remove r;
+	char what[64];
+	long idx;
+	int fd, opt;
+
+	while ((opt = next_opt(argc, argv, opts)) != -1) {
+		if (opt != 'h')
+			return EXIT_USAGE;
+		fputs(usage_remove, stdout);
+		return 0;
+	}
+	if (optind != argc - 1)
+		return bad_usage("remove", "%s", "remove needs one device");
+	idx = parse_index(argv[optind]);
+	if (idx < 0)
+		return bad_usage("remove", "'%s' is not an awblk device",
+				 argv[optind]);
+
+	memset(&r, 0, sizeof(r));
+	r.index = idx;
+	fd = open(CONTROL_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return fail(CONTROL_PATH);
+	if (ioctl(fd, AW_IOC_REMOVE, &r) < 0) {
+		snprintf(what, sizeof(what), "remove awblk%ld", idx);
+		close(fd);
+		return fail(what);
+	}
+	close(fd);
+	return 0;
+}
+
+/* The first line of a sysfs file, without its newline; "?" if unreadable. */
+static void read_attr(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+
+	if (!f || !fgets(buf, len, f))
+		snprintf(buf, len, "?");
+	else
+		buf[strcspn(buf, "\n")] = '\0';
+	if (f)
+		fclose(f);
+}
+
+static int by_index(const struct dirent **a, const struct dirent **b)
+{
+	unsigned long x = strtoul((*a)->d_name + 5, NULL, 10);
+	unsigned long y = strtoul((*b)->d_name + 5, NULL, 10);
+
+	return (x > y) - (x < y);
+}
+
+static int is_awblk(const struct dirent *d)
+{
+	return !strncmp(d->d_name, "awblk", 5) && d->d_name[5] &&
+	       strspn(d->d_name + 5, "0123456789") == strlen(d->d_name + 5);
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char path[PATH_MAX], lower[256], engine[64], untorn[64], size[64];
+	struct dirent **ents;
+	unsigned long long sectors;
+	char *end;
+	int n, i, opt;
+
+	while ((opt = next_opt(argc, argv, opts)) != -1) {
+		if (opt != 'h')
+			return EXIT_USAGE;
+		fputs(usage_list, stdout);
+		return 0;
+	}
+	if (optind != argc)
+		return bad_usage("list", "%s", "list takes no arguments");
+
+	n = scandir("/sys/block", &ents, is_awblk, by_index);
+	if (n < 0)
+		return errno == ENOENT ? 0 : fail("/sys/block");
+	for (i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+
+		snprintf(path, sizeof(path), "/sys/block/%s/awblk/lower", name);
+		read_attr(path, lower, sizeof(lower));
+		snprintf(path, sizeof(path), "/sys/block/%s/awblk/engine", name);
+		read_attr(path, engine, sizeof(engine));
+		snprintf(path, sizeof(path), "/sys/block/%s/awblk/untorn", name);
+		read_attr(path, untorn, sizeof(untorn));
+		snprintf(path, sizeof(path), "/sys/block/%s/size", name);
+		read_attr(path, size, sizeof(size));
+
+		/* The engine may be a number or already a name. */
+		if (isdigit((unsigned char)engine[0]))
+			snprintf(engine, sizeof(engine), "%s",
+				 aw_engine_name(strtoul(engine, NULL, 10)));
+		sectors = strtoull(size, &end, 10);
+		if (isdigit((unsigned char)size[0]) && !*end)
+			snprintf(size, sizeof(size), "%llu", sectors * 512);
+
+		printf("%s lower=%s engine=%s untorn=%s size=%s\n",
+		       name, lower, engine, untorn, size);
+		free(ents[i]);
+	}
+	free(ents);
+	return 0;
+}
+
+static int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char path[PATH_MAX], lower[256];
+	struct aw_limits lim;
+	struct stat st;
+	const char *dev, *base;
+	int fd, opt;
+
+	while ((opt = next_opt(argc, argv, opts)) != -1) {
+		if (opt != 'h')
+			return EXIT_USAGE;
+		fputs(usage_info, stdout);
+		return 0;
+	}
+	if (optind != argc - 1)
+		return bad_usage("info", "%s", "info needs one DEV");
+	dev = argv[optind];
+
+	fd = open(dev, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(dev);
+	if (aw_limits(fd, &lim) < 0 || fstat(fd, &st) < 0) {
+		close(fd);
+		return fail(dev);
+	}
+	close(fd);
+
+	printf("atomic_write_unit_min: %u\n", lim.unit_min);
+	printf("atomic_write_unit_max: %u\n", lim.unit_max);
+	printf("atomic_write_max_bytes: %u\n", lim.max_bytes);
+	printf("atomic_write_boundary: %u\n", lim.boundary);
+	printf("atomic_write_segments_max: %u\n", lim.segments_max);
+	/* Limits report the engine in use: "auto" there means the kernel's. */
+	printf("engine: %s\n", lim.engine == AW_ENGINE_AUTO ? "native" :
+	       aw_engine_name(lim.engine));
+	printf("untorn: %u\n", lim.untorn);
+	printf("logical_block_size: %u\n", lim.logical_block_size);
+	printf("size: %llu\n", (unsigned long long)lim.size);
+
+	if (S_ISBLK(st.st_mode)) {
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/awblk/lower",
+			 major(st.st_rdev), minor(st.st_rdev));
+	} else {
+		base = strrchr(dev, '/');
+		base = base ? base + 1 : dev;
+		snprintf(path, sizeof(path), "/sys/block/%s/awblk/lower", base);
+	}
+	if (access(path, R_OK) == 0) {
+		read_attr(path, lower, sizeof(lower));
+		printf("lower: %s\n", lower);
+	}
+	return 0;
+}
+
+/* Fill buf with the first len bytes of file; -1 (errno set) if it has less. */
+static int read_from(const char *file, char *buf, size_t len)
+{
+	size_t got = 0;
+	ssize_t n = 0;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while (got < len) {
+		n = read(fd, buf + got, len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	if (got < len && n == 0)
+		errno = ENODATA;
+	close(fd);
+	return got < len ? -1 : 0;
+}
+
+static int cmd_write(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "offset", required_argument, NULL, 'o' },
+		{ "length", required_argument, NULL, 'l' },
+		{ "atomic", no_argument, NULL, 'a' },
+		{ "dsync", no_argument, NULL, 'd' },
+		{ "pattern", required_argument, NULL, 'p' },
+		{ "from", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t off = UINT64_MAX, len = UINT64_MAX;
+	const char *dev, *from = NULL;
+	unsigned long pattern = 0;
+	int atomic = 0, dsync = 0, have_pattern = 0;
+	int fd, opt, flags, ret = EXIT_FAIL;
+	char what[PATH_MAX + 64], *end;
+	ssize_t n;
+	void *buf;
+
+	while ((opt = next_opt(argc, argv, opts)) != -1) {
+		switch (opt) {
+		case 'h':
+			fputs(usage_write, stdout);
+			return 0;
+		case 'o':
+			if (parse_bytes(optarg, &off) || off > INT64_MAX)
+				return bad_usage("write", "bad --offset '%s'",
+						 optarg);
+			break;
+		case 'l':
+			if (parse_bytes(optarg, &len) || !len ||
+			    len > SSIZE_MAX)
+				return bad_usage("write", "bad --length '%s'",
+						 optarg);
+			break;
+		case 'a':
+			atomic = 1;
+			break;
+		case 'd':
+			dsync = 1;
+			break;
+		case 'p':
+			errno = 0;
+			pattern = strtoul(optarg, &end, 0);
+			if (errno || !isdigit((unsigned char)*optarg) ||
+			    *end || pattern > 255)
+				return bad_usage("write", "bad --pattern '%s'",
+						 optarg);
+			have_pattern = 1;
+			break;
+		case 'f':
+			from = optarg;
+			break;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1)
+		return bad_usage("write", "%s", "write needs one DEV");
+	if (off == UINT64_MAX || len == UINT64_MAX)
+		return bad_usage("write", "%s",
+				 "write needs --offset and --length");
+	if (have_pattern && from)
+		return bad_usage("write", "%s",
+				 "--pattern and --from exclude each other");
+	dev = argv[optind];
+
+	errno = posix_memalign(&buf, 4096, len);
+	if (errno)
+		return fail("buffer");
+	if (from) {
+		if (read_from(from, buf, len) < 0) {
+			if (errno == ENODATA)
+				fprintf(stderr,
+					"awctl: %s: shorter than %llu bytes\n",
+					from, (unsigned long long)len);
+			else
+				fail(from);
+			goto out;
+		}
+	} else {
+		memset(buf, (int)pattern, len);
+	}
+
+	/* RWF_ATOMIC needs O_DIRECT; the awblk ioctl does not mind it. */
+	flags = O_RDWR | O_CLOEXEC;
+	if (atomic)
+		flags |= O_DIRECT;
+	else if (dsync)
+		flags |= O_DSYNC;
+	fd = open(dev, flags);
+	if (fd < 0) {
+		fail(dev);
+		goto out;
+	}
+	if (atomic)
+		n = aw_pwrite_atomic(fd, buf, len, off,
+				     dsync ? AW_WRITE_DSYNC : 0);
+	else
+		n = pwrite(fd, buf, len, off);
+	if (n < 0) {
+		snprintf(what, sizeof(what), "%s write at %llu of %s",
+			 atomic ? "atomic" : "plain", (unsigned long long)off,
+			 dev);
+		fail(what);
+	} else if ((uint64_t)n != len) {
+		fprintf(stderr, "awctl: %s: short write, %zd of %llu bytes\n",
+			dev, n, (unsigned long long)len);
+	} else {
+		printf("wrote %llu bytes at %llu\n", (unsigned long long)len,
+		       (unsigned long long)off);
+		ret = 0;
+	}
+	close(fd);
+out:
+	free(buf);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int argc, char **argv);
+	} cmds[] = {
+		{ "create", cmd_create },
+		{ "remove", cmd_remove },
+		{ "list", cmd_list },
+		{ "info", cmd_info },
+		{ "write", cmd_write },
+	};
+	unsigned int i;
+
+	if (argc < 2) {
+		fputs(usage_main, stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		fputs(usage_main, stdout);
+		return 0;
+	}
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (!strcmp(argv[1], cmds[i].name)) {
+			opterr = 0;
+			return cmds[i].fn(argc - 1, argv + 1);
+		}
+	}
+	return bad_usage(NULL, "unknown command '%s'", argv[1]);
+}
