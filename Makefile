@@ -10,7 +10,9 @@ MODULE_SRC := Kbuild include $(MODULE_DIRS)
 HOSTCC ?= gcc
 CFLAGS_HOST := -O2 -g -Wall -Wextra -Werror -Iinclude -Iawscsi
 UNIT_TESTS := $(patsubst tests/unit/%.c,build/unit/%,$(wildcard tests/unit/test_*.c))
-TOOLS := $(patsubst tests/tools/%.c,build/tools/%,$(wildcard tests/tools/*.c))
+TOOLS := build/tools/awtorn build/tools/awcrash
+
+include tools/tools.mk
 
 .PHONY: all modules unit tools check demo bench deps dkms-install dkms-remove clean help
 
@@ -25,6 +27,7 @@ help:
 	@echo "make demo       boot a guest and show atomic limits and a power-cut run"
 	@echo "make bench      benchmarks, side by side with the kernel's peers"
 	@echo "make dkms-install / dkms-remove   install or remove the awkit DKMS package"
+	@echo "make install-tools [PREFIX=/usr/local]   install awctl, libaw and its header"
 
 deps:
 	@sh tests/qemu/deps.sh
@@ -49,11 +52,11 @@ build/unit/%: tests/unit/%.c awscsi/awscsi_logic.c awscsi/awscsi_logic.h include
 unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 
-build/tools/%: tests/tools/%.c
+build/tools/%: tests/tools/%.c tests/tools/stamp.h
 	@mkdir -p build/tools
 	$(HOSTCC) $(CFLAGS_HOST) -pthread -o $@ $<
 
-tools: $(TOOLS)
+tools: $(TOOLS) awtools
 
 dkms-install: deps
 	@sh tests/qemu/dkms.sh install $(VERSION) $(KVERS)

@@ -22,6 +22,8 @@
 #include <linux/uaccess.h>
 #include <linux/namei.h>
 #include <linux/kmod.h>
+#include <linux/sort.h>
+#include <linux/workqueue.h>
 
 #include "uapi/awkit.h"
 #include "awblk_engine.h"
@@ -44,6 +46,9 @@ struct awblk_dev {
 	u64 size;			/* bytes */
 	struct bio_set bs;
 	struct list_head list;
+	spinlock_t gather_lock;		/* deferred */
+	struct bio_list deferred;	/* gathered, for gather_work */
+	struct work_struct gather_work;
 	atomic64_t atomic_writes, atomic_bytes, untorn_units;
 	atomic64_t rejects[AWB_NREASONS];
 };
@@ -219,6 +224,174 @@ static void remap(struct awblk_dev *d, struct bio *bio)
 }
 
 /*
+ * Untorn mode gathers the partial-unit pieces a task submits under one plug
+ * (page-cache writeback sends a unit as several small bios): at unplug, a
+ * run of contiguous pieces that fills a whole unit goes to the engine as one
+ * atomic write; the other pieces go down as normal writes.
+ */
+struct awblk_plug {
+	struct blk_plug_cb cb;
+	struct bio_list pieces;
+};
+
+struct awblk_gather {
+	unsigned int n;
+	struct bio *parts[];
+};
+
+static void gather_endio(struct bio *bio)
+{
+	struct awblk_gather *g = bio->bi_private;
+	unsigned int i;
+
+	for (i = 0; i < g->n; i++) {
+		g->parts[i]->bi_status = bio->bi_status;
+		bio_endio(g->parts[i]);
+	}
+	kfree(g);
+	bio_put(bio);
+}
+
+/* One atomic write made of @n contiguous pieces that fill a unit. */
+static bool submit_gathered(struct awblk_dev *d, struct bio **parts,
+			    unsigned int n)
+{
+	unsigned int i, vecs = 0;
+	struct awblk_gather *g;
+	struct bvec_iter it;
+	struct bio_vec bv;
+	struct bio *bio;
+	blk_opf_t opf = REQ_OP_WRITE;
+
+	for (i = 0; i < n; i++) {
+		vecs += bio_segments(parts[i]);
+		opf |= parts[i]->bi_opf & (REQ_FUA | REQ_SYNC);
+	}
+	if (vecs > BIO_MAX_VECS)
+		return false;
+	g = kmalloc(struct_size(g, parts, n), GFP_NOIO);
+	bio = g ? bio_alloc(d->lower.bdev, vecs, opf, GFP_NOIO) : NULL;
+	if (!bio) {
+		kfree(g);
+		return false;
+	}
+	bio->bi_iter.bi_sector = parts[0]->bi_iter.bi_sector;
+	for (i = 0; i < n; i++) {
+		bio_for_each_segment(bv, parts[i], it) {
+			if (bio_add_page(bio, bv.bv_page, bv.bv_len,
+					 bv.bv_offset) != bv.bv_len) {
+				bio_put(bio);
+				kfree(g);
+				return false;
+			}
+		}
+	}
+	g->n = n;
+	memcpy(g->parts, parts, n * sizeof(*parts));
+	bio->bi_private = g;
+	bio->bi_end_io = gather_endio;
+	aw_bio_set_atomic(bio);
+	atomic64_inc(&d->untorn_units);
+	atomic64_inc(&d->atomic_writes);
+	atomic64_add(bio->bi_iter.bi_size, &d->atomic_bytes);
+	d->engine->submit(d->engine_priv, bio);
+	return true;
+}
+
+static int cmp_sector(const void *a, const void *b)
+{
+	sector_t x = (*(struct bio * const *)a)->bi_iter.bi_sector;
+	sector_t y = (*(struct bio * const *)b)->bi_iter.bi_sector;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Pieces from j that exactly fill the unit starting at parts[j]. */
+static unsigned int unit_run(struct awblk_dev *d, struct bio **parts,
+			     unsigned int n, unsigned int j)
+{
+	u64 start = (u64)parts[j]->bi_iter.bi_sector << 9, end = start;
+	unsigned int k = j;
+
+	if (start % d->untorn)
+		return 0;
+	while (k < n && end < start + d->untorn &&
+	       (u64)parts[k]->bi_iter.bi_sector << 9 == end) {
+		end += parts[k]->bi_iter.bi_size;
+		k++;
+	}
+	return end == start + d->untorn ? k - j : 0;
+}
+
+static void submit_pieces(struct awblk_dev *d, struct bio_list *list)
+{
+	unsigned int n = bio_list_size(list), i = 0, run;
+	struct bio **parts = kmalloc_array(n, sizeof(*parts), GFP_NOIO);
+	struct bio *bio;
+
+	if (!parts) {
+		while ((bio = bio_list_pop(list)))
+			remap(d, bio);
+		return;
+	}
+	while ((bio = bio_list_pop(list)))
+		parts[i++] = bio;
+	sort(parts, n, sizeof(*parts), cmp_sector, NULL);
+	for (i = 0; i < n; i += run ? run : 1) {
+		run = unit_run(d, parts, n, i);
+		if (run && submit_gathered(d, parts + i, run))
+			continue;
+		run = 0;
+		remap(d, parts[i]);
+	}
+	kfree(parts);
+}
+
+static void gather_work(struct work_struct *w)
+{
+	struct awblk_dev *d = container_of(w, struct awblk_dev, gather_work);
+	struct bio_list list;
+
+	spin_lock_irq(&d->gather_lock);
+	list = d->deferred;
+	bio_list_init(&d->deferred);
+	spin_unlock_irq(&d->gather_lock);
+	submit_pieces(d, &list);
+}
+
+static void awblk_unplug(struct blk_plug_cb *cb, bool from_schedule)
+{
+	struct awblk_plug *p = container_of(cb, struct awblk_plug, cb);
+	struct awblk_dev *d = cb->data;
+
+	if (from_schedule) {
+		/* Not from inside schedule(): submitting may sleep. */
+		spin_lock_irq(&d->gather_lock);
+		bio_list_merge(&d->deferred, &p->pieces);
+		spin_unlock_irq(&d->gather_lock);
+		queue_work(system_unbound_wq, &d->gather_work);
+	} else {
+		submit_pieces(d, &p->pieces);
+	}
+	kfree(p);
+}
+
+static void submit_piece(struct awblk_dev *d, struct bio *bio)
+{
+	struct blk_plug_cb *cb;
+
+	if (bio->bi_opf & REQ_PREFLUSH)
+		goto direct;
+	cb = blk_check_plugged(awblk_unplug, d, sizeof(struct awblk_plug));
+	if (!cb)
+		goto direct;
+	bio_list_add(&container_of(cb, struct awblk_plug, cb)->pieces, bio);
+	return;
+direct:
+	remap(d, bio);
+}
+
+/*
  * Untorn mode: split the write exactly at unit boundaries; each whole,
  * aligned unit goes to the engine as one atomic write, partial units go down
  * as normal writes.
@@ -245,7 +418,7 @@ static void submit_untorn(struct awblk_dev *d, struct bio *bio)
 			atomic64_inc(&d->untorn_units);
 			submit_atomic(d, cur);
 		} else {
-			remap(d, cur);
+			submit_piece(d, cur);
 		}
 		if (last)
 			return;
@@ -581,6 +754,9 @@ static int check_create(const struct aw_create *c)
 
 	if (c->flags || c->engine > AW_ENGINE_MAX)
 		return -EINVAL;
+	/* dev_t has 12 major and 20 minor bits: no aliasing through MKDEV. */
+	if (c->lower_major >= 1U << 12 || c->lower_minor >= 1U << 20)
+		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(c->reserved); i++)
 		if (c->reserved[i])
 			return -EINVAL;
@@ -665,6 +841,9 @@ static int awblk_create(struct aw_create *c)
 			ret == -EBUSY ? " (held exclusively by another user)" : "");
 		goto fail;
 	}
+	spin_lock_init(&d->gather_lock);
+	bio_list_init(&d->deferred);
+	INIT_WORK(&d->gather_work, gather_work);
 	ret = bioset_init(&d->bs, BIO_POOL_SIZE, 0, 0);
 	if (ret)
 		goto fail;
@@ -725,6 +904,7 @@ static int awblk_remove(const struct aw_remove *r)
 	list_del(&d->list);
 	mutex_unlock(&awblk_lock);
 	teardown_disk(d);
+	flush_work(&d->gather_work);
 	free_dev(d);
 	module_put(THIS_MODULE);
 	return 0;

@@ -22,10 +22,13 @@
 
 #include "libaw.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define EXIT_FAIL	1	/* the kernel or the system said no */
 #define EXIT_USAGE	2	/* bad command line */
 
 #define CONTROL_PATH	"/dev/" AW_CONTROL_NAME
+#define MAX_LENGTH	(1ULL << 30)	/* awctl write buffers it all */
 
 static const char usage_main[] =
 "usage: awctl COMMAND [ARGS]\n"
@@ -70,7 +73,8 @@ static const char usage_info[] =
 static const char usage_write[] =
 "usage: awctl write DEV --offset BYTES --length BYTES [--atomic] [--dsync]\n"
 "                   [--pattern BYTE | --from FILE]\n"
-"Writes LENGTH bytes at OFFSET of DEV, destroying what was there.\n"
+"Writes LENGTH bytes (1 GiB at most) at OFFSET of DEV, destroying what\n"
+"was there.\n"
 "  --atomic   all or nothing (awblk ioctl or RWF_ATOMIC with O_DIRECT)\n"
 "  --dsync    durable on return\n"
 "  --pattern  the byte to repeat, 0-255 (default 0)\n"
@@ -81,6 +85,16 @@ static int fail(const char *what)
 {
 	fprintf(stderr, "awctl: %s: %s\n", what, strerror(errno));
 	return EXIT_FAIL;
+}
+
+/* fail() for the ioctl that failed on fd, which is closed. */
+static int fail_close(int fd, const char *what)
+{
+	int err = errno;
+
+	close(fd);
+	errno = err;
+	return fail(what);
 }
 
 /* Usage error msg (one %s: arg) of command cmd (NULL: none); EXIT_USAGE. */
@@ -136,12 +150,29 @@ static int next_opt(int argc, char **argv, const struct option *opts)
 
 	if (c != '?' && c != ':')
 		return c;
-	/* optopt is the short option at fault, 0 for a long one. */
+	/* optopt: the unknown short option; 0 for an unknown long one. */
 	opt[1] = (char)optopt;
-	bad_usage(argv[0], c == '?' ? "unknown option '%s'" :
-		  "option '%s' needs an argument",
-		  optopt ? opt : argv[optind - 1]);
+	if (c == ':')
+		bad_usage(argv[0], "option '%s' needs an argument",
+			  argv[optind - 1]);
+	else
+		bad_usage(argv[0], "unknown option '%s'",
+			  optopt && strncmp(argv[optind - 1], "--", 2) ?
+			  opt : argv[optind - 1]);
 	return -2;
+}
+
+/* /dev/awblk-control open for ioctls, or -1 after saying why not. */
+static int open_control(void)
+{
+	int fd = open(CONTROL_PATH, O_RDWR | O_CLOEXEC);
+
+	if (fd >= 0)
+		return fd;
+	fail(CONTROL_PATH);
+	if (access(CONTROL_PATH, F_OK) < 0)
+		fprintf(stderr, "awctl: is awblk.ko loaded?\n");
+	return -1;
 }
 
 static int cmd_create(int argc, char **argv)
@@ -210,17 +241,12 @@ static int cmd_create(int argc, char **argv)
 	c.lower_major = major(st.st_rdev);
 	c.lower_minor = minor(st.st_rdev);
 
-	fd = open(CONTROL_PATH, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		fail(CONTROL_PATH);
-		if (errno == ENOENT)
-			fprintf(stderr, "awctl: is awblk.ko loaded?\n");
+	fd = open_control();
+	if (fd < 0)
 		return EXIT_FAIL;
-	}
 	if (ioctl(fd, AW_IOC_CREATE, &c) < 0) {
 		snprintf(what, sizeof(what), "create over %s", argv[optind]);
-		close(fd);
-		return fail(what);
+		return fail_close(fd, what);
 	}
 	close(fd);
 	printf("/dev/awblk%u\n", c.index);
@@ -272,13 +298,12 @@ static int cmd_remove(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	r.index = idx;
-	fd = open(CONTROL_PATH, O_RDWR | O_CLOEXEC);
+	fd = open_control();
 	if (fd < 0)
-		return fail(CONTROL_PATH);
+		return EXIT_FAIL;
 	if (ioctl(fd, AW_IOC_REMOVE, &r) < 0) {
 		snprintf(what, sizeof(what), "remove awblk%ld", idx);
-		close(fd);
-		return fail(what);
+		return fail_close(fd, what);
 	}
 	close(fd);
 	return 0;
@@ -388,10 +413,8 @@ static int cmd_info(int argc, char **argv)
 	fd = open(dev, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return fail(dev);
-	if (aw_limits(fd, &lim) < 0 || fstat(fd, &st) < 0) {
-		close(fd);
-		return fail(dev);
-	}
+	if (aw_limits(fd, &lim) < 0 || fstat(fd, &st) < 0)
+		return fail_close(fd, dev);
 	close(fd);
 
 	printf("atomic_write_unit_min: %u\n", lim.unit_min);
@@ -477,7 +500,7 @@ static int cmd_write(int argc, char **argv)
 			break;
 		case 'l':
 			if (parse_bytes(optarg, &len) || !len ||
-			    len > SSIZE_MAX)
+			    len > MAX_LENGTH)
 				return bad_usage("write", "bad --length '%s'",
 						 optarg);
 			break;
@@ -588,7 +611,7 @@ int main(int argc, char **argv)
 		fputs(usage_main, stdout);
 		return 0;
 	}
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		if (!strcmp(argv[1], cmds[i].name)) {
 			opterr = 0;
 			return cmds[i].fn(argc - 1, argv + 1);

@@ -22,6 +22,8 @@
 
 #include "libaw.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* Linux 6.11 additions that Debian 12's glibc 2.36 headers do not have. */
 #ifndef RWF_ATOMIC
 #define RWF_ATOMIC		0x00000040
@@ -76,7 +78,7 @@ static uint64_t queue_attr(dev_t dev, const char *attr)
 	unsigned int i;
 	FILE *f;
 
-	for (i = 0; i < sizeof(fmt) / sizeof(fmt[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(fmt); i++) {
 		snprintf(path, sizeof(path), fmt[i], major(dev), minor(dev),
 			 attr);
 		f = fopen(path, "re");

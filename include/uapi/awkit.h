@@ -23,12 +23,12 @@
 
 /* AW_IOC_CREATE on the control node: a new /dev/awblkN over a block device. */
 struct aw_create {
-	__u32 lower_major;	/* in: the lower block device */
-	__u32 lower_minor;
+	__u32 lower_major;	/* in: the lower block device, major < 4096 */
+	__u32 lower_minor;	/* in: minor < 2^20 */
 	__u32 engine;		/* in: AW_ENGINE_* */
 	__u32 flags;		/* in: none defined yet, must be 0 */
-	__u64 unit_max;		/* in: cap on atomic_write_unit_max, bytes; 0: none */
-	__u64 untorn;		/* in: untorn unit, bytes; 0: off */
+	__u64 unit_max;		/* in: cap on atomic_write_unit_max, bytes; 0: none (< 2^32) */
+	__u64 untorn;		/* in: untorn unit, bytes; 0: off (< 2^32) */
 	__u32 index;		/* out: N of /dev/awblkN */
 	__u32 reserved[9];	/* must be 0 */
 };
@@ -47,11 +47,11 @@ struct aw_limits {
 	__u32 max_bytes;	/* atomic_write_max_bytes */
 	__u32 boundary;		/* atomic_write_boundary; 0: none */
 	__u32 segments_max;	/* iovecs per atomic write: 1 */
-	__u32 engine;		/* AW_ENGINE_* in use */
+	__u32 engine;		/* AW_ENGINE_* in use; never AUTO */
 	__u32 untorn;		/* untorn unit, bytes; 0: off */
 	__u32 logical_block_size;
 	__u64 size;		/* device size, bytes */
-	__u32 reserved[8];	/* zeroed on output */
+	__u32 reserved[8];	/* output only: zeroed by the kernel */
 };
 
 /* AW_IOC_ATOMIC_WRITE on /dev/awblkN: one atomic write, all or nothing. */

@@ -17,3 +17,4 @@ modprobe awblk "lower=/dev/$disk" || fail "modprobe awblk lower=/dev/$disk"
 [ "$(cat /sys/block/awblk0/awblk/engine)" = scsi ] || fail "engine not scsi: $(cat /sys/block/awblk0/awblk/engine)"
 case "$(modinfo -n awscsi_engine)" in */updates/dkms/*) ;; *) fail "awscsi_engine not from DKMS" ;; esac
 echo "ok: modprobe awblk lower=/dev/$disk gives /dev/awblk0 with the scsi engine"
+aw_cleanup || fail "cleanup"

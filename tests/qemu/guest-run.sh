@@ -23,7 +23,7 @@ for c in "$AWKIT_ROOT"/tests/cases/*.sh; do
 	rc=$?
 	secs=$(( $(date +%s) - start ))
 	# Leave no module behind for the next case.
-	aw_unload awscsi scsi_debug >/dev/null 2>&1
+	aw_cleanup >/dev/null 2>&1
 	sleep 0.2
 	dmesg >"$out/$name.dmesg"
 	dmesg -C

@@ -60,3 +60,26 @@ aw_unload() {
 	done
 	return 0
 }
+
+# awblk from Python: aw_awblk create LOWER [ENGINE] [UNIT_MAX] [UNTORN] -> /dev/awblkN
+aw_awblk() {
+	python3 -c "import sys; sys.path.insert(0, '$AWKIT_ROOT/tests/tools'); import awblkio as A
+a = sys.argv[1:]
+if a[0] == 'create':
+    print(A.create(a[1], *(a[2:3] or ['auto']), *[int(x) for x in a[3:5]]))
+else:
+    A.remove(int(a[1]))" "$@"
+}
+
+# Load awblk and the SCSI engine from this kernel's build of the tree.
+aw_load_awblk() {
+	aw_load_scsi && aw_insmod awblk && insmod "$AW_MOD/awscsi/awscsi_engine.ko"
+}
+
+# Remove every awblk device and unload all of awkit's modules.
+aw_cleanup() {
+	for d in /sys/block/awblk*; do
+		[ -e "$d" ] && aw_awblk remove "${d##*awblk}"
+	done
+	aw_unload awscsi_engine awblk awscsi scsi_debug
+}

@@ -1,26 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * awfuzz: seeded ioctl fuzzer for awblk's control node and devices.
+ * awfuzz: seeded ioctl fuzzer of awblk's control node and devices.
  *
  *   awfuzz SEED CALLS PATH...
- *	makes CALLS ioctl calls in all on the PATHs (/dev/awblk-control,
- *	/dev/awblkN), chosen by a xorshift64* PRNG seeded with SEED, then
- *	prints how the kernel answered:
- *	awfuzz seed=S calls=N ok=K errors: EINVAL=.. EFAULT=.. ...
+ *	makes CALLS ioctls on the PATHs (/dev/awblk-control, /dev/awblkN),
+ *	chosen by a xorshift64* PRNG seeded with SEED, then prints
+ *	"awfuzz seed=S calls=N ok=K errors: EINVAL=.. EFAULT=.. ..." and exits 0.
  *
- * Commands: half the real AW_IOC_* numbers, a quarter awblk's type with a
- * random number, size and direction, a quarter random commands of the types
- * 0xa0-0xaf that no block, tty or generic file code handles (not 0xa7,
- * awblk's; not 0xab, nbd's; not 0xae, kvm's). Arguments: NULL, small
- * integers, an unmapped page, a read-only page, a struct that straddles into
- * the unmapped page, random bytes, or a well-formed struct for the real
- * commands.
+ * Commands: 1/2 the real AW_IOC_*, 1/4 type AW_IOC_MAGIC with random number,
+ * size and direction, 1/4 random commands of types 0xa0-0xaf, which no block,
+ * tty or generic file code handles (not 0xab, nbd's, nor 0xae, kvm's).
+ * Arguments: NULL, small integers, an unmapped page, a read-only page, a
+ * struct running into the unmapped page, random bytes, or a well-formed
+ * struct for the real commands.
  *
- * Run it only where every block device is scratch: AW_IOC_ATOMIC_WRITE with
- * a readable buffer writes into the first 64 MiB of the PATH devices, and an
- * AW_IOC_CREATE may succeed over any block device (awfuzz removes what it
- * creates at once). Devices that exist at the start are never removed on
- * purpose. Exit status 0 when the run completed; the caller judges the counts.
+ * Only for scratch machines: AW_IOC_ATOMIC_WRITE from readable memory writes
+ * into the first 64 MiB of the PATHs, and AW_IOC_CREATE may succeed over any
+ * block device (awfuzz removes what it creates at once). The awblkN present
+ * at the start are never the target of a well-formed AW_IOC_REMOVE.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -85,14 +82,9 @@ static uint64_t bad_pointer(void)
 		0x0000800000000000ULL, 0xfffffffffffff000ULL,
 	};
 
-	switch (below(3)) {
-	case 0:
+	if (one_in(3))
 		return 0;
-	case 1:
-		return (uintptr_t)unmapped + below(PAGE);
-	default:
-		return kernel[below(4)];
-	}
+	return one_in(2) ? (uintptr_t)unmapped + below(PAGE) : kernel[below(4)];
 }
 
 /* A lower device number: random, small (real devices live there), or edge. */
@@ -102,16 +94,13 @@ static void pick_dev(struct aw_create *c)
 		0, 1, 0xfff, 0x1000, 0xfffff, 0x100000, 0x7fffffff, 0xffffffff,
 	};
 
-	switch (below(3)) {
-	case 0:
+	if (one_in(3)) {
 		c->lower_major = rnd();
 		c->lower_minor = rnd();
-		break;
-	case 1:
+	} else if (one_in(2)) {
 		c->lower_major = one_in(8) ? 259 : below(16);
 		c->lower_minor = below(32);
-		break;
-	default:
+	} else {
 		c->lower_major = edge[below(8)];
 		c->lower_minor = edge[below(8)];
 	}
@@ -120,20 +109,11 @@ static void pick_dev(struct aw_create *c)
 /* Bytes for unit_max or untorn: 0, a power of two, or anything. */
 static uint64_t pick_bytes(void)
 {
-	switch (below(3)) {
-	case 0:
+	if (one_in(3))
 		return 0;
-	case 1:
+	if (one_in(2))
 		return 512ULL << below(16);
-	default:
-		return one_in(2) ? rnd() : below(1 << 20);
-	}
-}
-
-/* The largest power of two <= n, or 1. */
-static uint64_t pow2_floor(uint64_t n)
-{
-	return n > 1 ? 1ULL << (63 - __builtin_clzll(n)) : 1;
+	return one_in(2) ? rnd() : below(1 << 20);
 }
 
 static void make_write(struct aw_atomic_write *w)
@@ -164,8 +144,8 @@ static void make_write(struct aw_atomic_write *w)
 		w->buf = one_in(8) && len <= PAGE ? (uintptr_t)ro :
 			 (uintptr_t)data + misalign;
 		w->offset = below(WRITE_WINDOW - len + 1);
-		if (!one_in(4))		/* mostly aligned to the length */
-			w->offset &= ~(pow2_floor(len) - 1);
+		if (len && !(len & (len - 1)) && !one_in(4))
+			w->offset &= ~(len - 1);	/* naturally aligned */
 	} else {
 		/* Nothing readable: any offset at all. */
 		w->buf = bad_pointer();
@@ -264,6 +244,15 @@ static void protect_existing(void)
 	}
 }
 
+static int parse_num(const char *s, unsigned long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return !*s || *end || errno;
+}
+
 int main(int argc, char **argv)
 {
 	static unsigned long counts[MAX_ERRNO];
@@ -274,12 +263,11 @@ int main(int argc, char **argv)
 	unsigned long cmd, arg;
 	uint32_t index;
 
-	if (argc < 4) {
+	if (argc < 4 || parse_num(argv[1], &seed) ||
+	    parse_num(argv[2], &calls)) {
 		fprintf(stderr, "usage: awfuzz SEED CALLS PATH...\n");
 		return 2;
 	}
-	seed = strtoull(argv[1], NULL, 0);
-	calls = strtoull(argv[2], NULL, 0);
 	state = seed ^ 0x9e3779b97f4a7c15ULL;
 	if (!state)
 		state = 1;
@@ -296,19 +284,16 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* buf, then an unmapped page, then a read-only one. */
 	map = mmap(NULL, (BUF_PAGES + 2) * PAGE, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	data = mmap(NULL, DATA_SIZE + PAGE, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!fds || map == MAP_FAILED || data == MAP_FAILED) {
-		perror("awfuzz: memory");
-		return 2;
-	}
 	buf = map;
 	unmapped = map + BUF_PAGES * PAGE;
 	ro = unmapped + PAGE;
-	memset(ro, 0xa5, PAGE);
-	if (munmap(unmapped, PAGE) || mprotect(ro, PAGE, PROT_READ)) {
+	if (!fds || map == MAP_FAILED || data == MAP_FAILED ||
+	    munmap(unmapped, PAGE) || mprotect(ro, PAGE, PROT_READ)) {
 		perror("awfuzz: memory");
 		return 2;
 	}
@@ -340,13 +325,9 @@ int main(int argc, char **argv)
 
 	printf("awfuzz seed=%llu calls=%llu ok=%llu errors:", seed, calls, ok);
 	for (e = 0; e < MAX_ERRNO; e++) {
-		const char *name = e ? strerrorname_np(e) : NULL;
-
-		if (!counts[e])
-			continue;
-		if (name)
-			printf(" %s=%lu", name, counts[e]);
-		else
+		if (counts[e] && e && strerrorname_np(e))
+			printf(" %s=%lu", strerrorname_np(e), counts[e]);
+		else if (counts[e])
 			printf(" E%d=%lu", e, counts[e]);
 	}
 	printf("\n");

@@ -27,7 +27,7 @@
 #include <scsi/sg.h>
 #include <sys/ioctl.h>
 
-#define MAGIC 0x61777472u	/* "awtr" */
+#include "stamp.h"
 
 struct sgres {
 	int ok;			/* GOOD status, no host/driver error */
@@ -93,55 +93,6 @@ static struct sgres sync_cache(int fd)
 	unsigned char cdb[10] = { 0x35 };
 
 	return sg_cmd(fd, cdb, 10, NULL, 0, SG_DXFER_NONE);
-}
-
-static uint32_t crc32(const unsigned char *p, size_t n)
-{
-	uint32_t c = 0xffffffff;
-	int k;
-
-	while (n--) {
-		c ^= *p++;
-		for (k = 0; k < 8; k++)
-			c = (c >> 1) ^ (0xedb88320 & -(c & 1));
-	}
-	return ~c;
-}
-
-/* Block header: magic, unit, version, block-in-unit, crc of the rest. */
-static void stamp(unsigned char *b, unsigned int lbs, uint32_t unit,
-		  uint32_t ver, uint32_t blk)
-{
-	uint32_t h[4] = { MAGIC, unit, ver, blk }, x = unit * 2654435761u ^ ver;
-	unsigned int i;
-
-	for (i = 20; i < lbs; i++) {
-		x = x * 1103515245u + 12345u;
-		b[i] = x >> 24;
-	}
-	memcpy(b, h, sizeof(h));
-	h[0] = crc32(b + 20, lbs - 20) ^ crc32(b, 16);
-	memcpy(b + 16, h, 4);
-}
-
-/* The version of a stamped block; 0 for a never-written (zero) block. */
-static int64_t block_version(const unsigned char *b, unsigned int lbs,
-			     uint32_t unit, uint32_t blk)
-{
-	uint32_t h[5];
-	unsigned int i;
-
-	memcpy(h, b, sizeof(h));
-	if (h[0] != MAGIC) {
-		for (i = 0; i < lbs; i++)
-			if (b[i])
-				return -1;
-		return 0;
-	}
-	if (h[1] != unit || h[3] != blk ||
-	    h[4] != (crc32(b + 20, lbs - 20) ^ crc32(b, 16)))
-		return -1;
-	return h[2];
 }
 
 /* ---- race ---- */
@@ -230,19 +181,6 @@ static int race(int argc, char **argv)
 }
 
 /* ---- crash ---- */
-
-static void ctl_write(const char *dir, const char *name, const char *val)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f || fputs(val, f) < 0 || fclose(f)) {
-		perror(path);
-		exit(2);
-	}
-}
 
 struct crash {
 	int fd, atomic;
