@@ -24,6 +24,7 @@
 #include <linux/kmod.h>
 #include <linux/sort.h>
 #include <linux/workqueue.h>
+#include <linux/pagemap.h>
 
 #include "uapi/awkit.h"
 #include "awblk_engine.h"
@@ -515,11 +516,13 @@ static struct bio *bio_from_user(struct awblk_dev *d,
 static int ioctl_atomic_write(struct awblk_dev *d, struct block_device *bdev,
 			      aw_mode_t mode, void __user *argp)
 {
+	struct address_space *mapping;
 	struct aw_atomic_write w;
 	struct awblk_wait wait;
+	pgoff_t first, last;
 	enum awblk_reject r;
 	struct bio *bio;
-	int i;
+	int i, ret;
 
 	if (copy_from_user(&w, argp, sizeof(w)))
 		return -EFAULT;
@@ -542,6 +545,17 @@ static int ioctl_atomic_write(struct awblk_dev *d, struct block_device *bdev,
 	bio = bio_from_user(d, &w);
 	if (IS_ERR(bio))
 		return PTR_ERR(bio);
+	/* Like a direct write: cached pages of the range go out first... */
+	mapping = aw_bdev_mapping(bdev);
+	first = w.offset >> PAGE_SHIFT;
+	last = (w.offset + w.len - 1) >> PAGE_SHIFT;
+	ret = filemap_write_and_wait_range(mapping, w.offset,
+					   w.offset + w.len - 1);
+	if (ret) {
+		free_bio_pages(bio);
+		bio_put(bio);
+		return ret;
+	}
 	init_completion(&wait.done);
 	bio->bi_private = &wait;
 	bio->bi_end_io = ioctl_endio;
@@ -552,6 +566,8 @@ static int ioctl_atomic_write(struct awblk_dev *d, struct block_device *bdev,
 	wait_for_completion_io(&wait.done);
 	free_bio_pages(bio);
 	bio_put(bio);
+	/* ...and are dropped after, so reads see what the device holds. */
+	invalidate_inode_pages2_range(mapping, first, last);
 	return blk_status_to_errno(wait.status);
 }
 

@@ -114,6 +114,16 @@ static inline struct gendisk *aw_alloc_stacked_disk(struct block_device *lower,
 }
 #endif
 
+/* The page cache of a block device. */
+static inline struct address_space *aw_bdev_mapping(struct block_device *bdev)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+	return bdev->bd_mapping;
+#else
+	return bdev->bd_inode->i_mapping;
+#endif
+}
+
 /* Mark a bio as an atomic write for the lower driver, where that exists. */
 static inline void aw_bio_set_atomic(struct bio *bio)
 {
