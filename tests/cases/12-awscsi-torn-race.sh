@@ -7,7 +7,7 @@ aw_insmod awscsi dev_size_mb=8 atomic_wr=1 atomic_wr_max_length=256 || fail insm
 disk=$(aw_disks awscsi) || fail "no disk"
 sg=$(aw_sg $disk)
 T=$AWKIT_ROOT/build/tools/awtorn
-out=$($T race $sg 512 128 40 normal) || fail "awtorn race normal"
+out=$($T race $sg 512 1024 40 normal) || fail "awtorn race normal"
 echo "$out"
 mixed=$(echo "$out" | sed 's/.*mixed=//')
 [ "$mixed" -gt 0 ] || fail "no torn read observed with normal writes: the torn-write test has no teeth"
