@@ -10,7 +10,7 @@ MODULE_SRC := Kbuild include $(MODULE_DIRS)
 HOSTCC ?= gcc
 CFLAGS_HOST := -O2 -g -Wall -Wextra -Werror -Iinclude -Iawscsi
 UNIT_TESTS := $(patsubst tests/unit/%.c,build/unit/%,$(wildcard tests/unit/test_*.c))
-TOOLS := build/tools/awtorn build/tools/awcrash
+TOOLS := build/tools/awtorn build/tools/awcrash build/tools/awbench
 
 include tools/tools.mk
 
@@ -45,9 +45,12 @@ modules:
 		ls build/$$k/*/*.ko; \
 	done
 
-build/unit/%: tests/unit/%.c awscsi/awscsi_logic.c awscsi/awscsi_logic.h include/aw_pure.h
+PURE_SRC := awscsi/awscsi_logic.c awscsi/awscsi_vpd.c awblk/awblk_logic.c
+PURE_HDR := awscsi/awscsi_logic.h awscsi/awscsi_vpd.h awblk/awblk_logic.h include/aw_pure.h
+
+build/unit/%: tests/unit/%.c $(PURE_SRC) $(PURE_HDR)
 	@mkdir -p build/unit
-	$(HOSTCC) $(CFLAGS_HOST) -o $@ $< awscsi/awscsi_logic.c
+	$(HOSTCC) $(CFLAGS_HOST) -Iawblk -o $@ $< $(PURE_SRC)
 
 unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
@@ -57,6 +60,10 @@ build/tools/%: tests/tools/%.c tests/tools/stamp.h
 	$(HOSTCC) $(CFLAGS_HOST) -pthread -o $@ $<
 
 tools: $(TOOLS) awtools
+
+build/tools/awbench: tests/bench/awbench.c tools/libaw.h build/lib/libaw.a
+	@mkdir -p build/tools
+	$(HOSTCC) $(AW_CFLAGS) -pthread -o $@ $< build/lib/libaw.a
 
 dkms-install: deps
 	@sh tests/qemu/dkms.sh install $(VERSION) $(KVERS)

@@ -55,8 +55,6 @@ void awblk_derive_limits(const struct awblk_hw *hw, const struct awblk_queue *q,
 	lim->boundary = hw->boundary;
 	if (cap_unit_max && cap_unit_max < lim->unit_max)
 		lim->unit_max = aw_rounddown_pow2(cap_unit_max);
-	if (lim->max_bytes < lim->unit_max)
-		lim->unit_max = aw_rounddown_pow2(lim->max_bytes);
 	align = lim->unit_min > lim->boundary ? lim->unit_min : lim->boundary;
 	if (lim->unit_max < lim->unit_min || !lim->unit_min ||
 	    (align && q->start % align))

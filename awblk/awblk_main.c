@@ -25,6 +25,7 @@
 #include <linux/sort.h>
 #include <linux/workqueue.h>
 #include <linux/pagemap.h>
+#include <linux/delay.h>
 
 #include "uapi/awkit.h"
 #include "awblk_engine.h"
@@ -974,25 +975,32 @@ static struct miscdevice awblk_misc = {
 	.mode	= 0600,
 };
 
-static int create_from_param(void)
+static dev_t param_devt;
+
+/*
+ * lower= at load time. Engines are modules that depend on awblk, so they
+ * can only load once awblk is live: the device is created from a work item
+ * that waits for the end of awblk's init.
+ */
+static void create_from_param(struct work_struct *work)
 {
-	struct aw_create c = { .engine = AW_ENGINE_AUTO };
-	dev_t devt;
+	struct aw_create c = {
+		.engine = AW_ENGINE_AUTO,
+		.lower_major = MAJOR(param_devt),
+		.lower_minor = MINOR(param_devt),
+	};
 	int ret;
 
-	ret = lookup_bdev(lower, &devt);
-	if (ret) {
-		pr_err("lower=%s: not a block device (error %d)\n", lower, ret);
-		return ret;
-	}
-	c.lower_major = MAJOR(devt);
-	c.lower_minor = MINOR(devt);
+	while (READ_ONCE(THIS_MODULE->state) == MODULE_STATE_COMING)
+		msleep(20);
+	if (READ_ONCE(THIS_MODULE->state) != MODULE_STATE_LIVE)
+		return;
 	ret = awblk_create(&c);
 	if (ret)
 		pr_err("lower=%s: cannot create a device (error %d)\n", lower,
 		       ret);
-	return ret;
 }
+static DECLARE_WORK(param_work, create_from_param);
 
 static int __init awblk_init(void)
 {
@@ -1005,9 +1013,13 @@ static int __init awblk_init(void)
 	if (ret)
 		goto unregister;
 	if (lower && *lower) {
-		ret = create_from_param();
-		if (ret)
+		ret = lookup_bdev(lower, &param_devt);
+		if (ret) {
+			pr_err("lower=%s: not a block device (error %d)\n",
+			       lower, ret);
 			goto deregister;
+		}
+		schedule_work(&param_work);
 	}
 	return 0;
 deregister:
@@ -1020,6 +1032,7 @@ unregister:
 /* Devices hold a module reference: there are none left when this runs. */
 static void __exit awblk_exit(void)
 {
+	cancel_work_sync(&param_work);
 	misc_deregister(&awblk_misc);
 	unregister_blkdev(awblk_major, "awblk");
 	ida_destroy(&awblk_ida);

@@ -32,6 +32,7 @@
 #include <linux/random.h>
 #include <linux/workqueue.h>
 #include <linux/device.h>
+#include <linux/delay.h>
 #include <scsi/scsi.h>
 #include <scsi/scsi_cmnd.h>
 #include <scsi/scsi_device.h>
@@ -60,6 +61,10 @@ MODULE_PARM_DESC(physblk_exp, "log2 of logical blocks per physical block");
 static bool write_cache;
 module_param(write_cache, bool, 0444);
 MODULE_PARM_DESC(write_cache, "volatile write cache (default 0: write-through)");
+static unsigned int block_ndelay;
+module_param(block_ndelay, uint, 0444);
+MODULE_PARM_DESC(block_ndelay,
+		 "nanoseconds each written block takes (0..100000, default 0)");
 static int atomic_wr;
 module_param(atomic_wr, int, 0444);
 MODULE_PARM_DESC(atomic_wr, "WRITE ATOMIC(16) support (default 0)");
@@ -289,6 +294,13 @@ static enum gate power_gate(void)
 
 /* ---- data movement ---- */
 
+/* A slow medium on request: it widens the window in which tearing shows. */
+static inline void media_delay(void)
+{
+	if (block_ndelay)
+		ndelay(block_ndelay);
+}
+
 struct awscsi_iter {
 	struct sg_mapping_iter m;
 	size_t used;		/* bytes of the current chunk consumed */
@@ -376,6 +388,7 @@ static bool do_write(struct awscsi_disk *d, struct scsi_cmnd *sc,
 		}
 		iter_block(&it, blk_ptr(d, lba), d->cfg.lbs, true);
 		spin_unlock(l);
+		media_delay();
 	}
 	read_unlock(&d->lock);
 	sg_miter_stop(&it.m);
@@ -418,9 +431,11 @@ static bool do_write_atomic(struct awscsi_disk *d, struct scsi_cmnd *sc,
 		iter_start(&it, sc, true);
 		if (d->cfg.wce)
 			cache_note_atomic(d, rw);
-		for (i = 0; i < rw->nblocks; i++)
+		for (i = 0; i < rw->nblocks; i++) {
 			iter_block(&it, blk_ptr(d, rw->lba + i), d->cfg.lbs,
 				   true);
+			media_delay();
+		}
 		sg_miter_stop(&it.m);
 		atomic64_inc(&d->atomics);
 	}
@@ -789,6 +804,10 @@ static int awscsi_config(struct awscsi_cfg *c)
 
 	if (num_tgts < 1 || num_tgts > AWSCSI_MAX_DISKS) {
 		pr_err("refusing to load: num_tgts must be 1..%d\n", AWSCSI_MAX_DISKS);
+		return -EINVAL;
+	}
+	if (block_ndelay > 100000) {
+		pr_err("refusing to load: block_ndelay must be at most 100000\n");
 		return -EINVAL;
 	}
 	if (dev_size_mb < 1 || dev_size_mb > 65536) {

@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * See awscsi_vpd.h. The derivation follows what Linux's sd driver does
- * since 6.11, so awblk over a SCSI disk reports what sd would.
+ * since 6.11, so awblk over a SCSI disk reports what sd would; beyond sd,
+ * it keeps every transfer within WRITE ATOMIC(16)'s 16-bit length.
  */
 #include "awscsi_vpd.h"
 
+/* Units must be multiples of granularity and alignment (a unit of 1 is). */
 static bool divides(u32 x, u64 unit_min, u64 unit_max)
 {
-	return x <= 1 || (!(unit_min % x) && !(unit_max % x));
+	if (x <= 1)
+		return true;
+	return (unit_min <= 1 || !(unit_min % x)) &&
+	       (unit_max <= 1 || !(unit_max % x));
 }
 
 void awscsi_vpd_atomic_hw(const u8 *b0, u32 len, u32 lbs, u32 pbs,
@@ -35,17 +40,18 @@ void awscsi_vpd_atomic_hw(const u8 *b0, u32 len, u32 lbs, u32 pbs,
 		unit_max = aw_rounddown_pow2(max_bndry);
 		hw->use_boundary = true;
 	}
-	if (!unit_min || !unit_max || unit_min > unit_max ||
-	    !divides(gran, unit_min, unit_max) ||
-	    !divides(align, unit_min, unit_max)) {
-		memset(hw, 0, sizeof(*hw));
-		return;
-	}
 	/* A transfer length is 16 bits in WRITE ATOMIC(16). */
 	if (unit_max > 0xffff)
 		unit_max = 0x8000;
 	if (hw_max > 0xffff)
 		hw_max = 0xffff;
+	if (!unit_min || !unit_max || unit_min > unit_max ||
+	    !divides(gran, unit_min, unit_max) ||
+	    !divides(align, unit_min, unit_max) ||
+	    hw_max * lbs > 0xffffffffULL) {
+		memset(hw, 0, sizeof(*hw));
+		return;
+	}
 	hw->unit_min = (u32)(unit_min * lbs);
 	hw->unit_max = (u32)(unit_max * lbs);
 	hw->max_bytes = (u32)(hw_max * lbs);

@@ -3,11 +3,12 @@
 # a mix of old and new blocks at least once; racing WRITE ATOMIC(16), never.
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
 aw_load_scsi || fail "sd_mod/sg"
-aw_insmod awscsi dev_size_mb=8 atomic_wr=1 atomic_wr_max_length=256 || fail insmod
+# Each block takes 20 us to write, so a racing read overlaps a write often.
+aw_insmod awscsi dev_size_mb=8 atomic_wr=1 atomic_wr_max_length=256 block_ndelay=20000 || fail insmod
 disk=$(aw_disks awscsi) || fail "no disk"
 sg=$(aw_sg $disk)
 T=$AWKIT_ROOT/build/tools/awtorn
-out=$($T race $sg 512 1024 40 normal) || fail "awtorn race normal"
+out=$($T race $sg 512 128 30 normal) || fail "awtorn race normal"
 echo "$out"
 mixed=$(echo "$out" | sed 's/.*mixed=//')
 [ "$mixed" -gt 0 ] || fail "no torn read observed with normal writes: the torn-write test has no teeth"

@@ -13,7 +13,11 @@ modprobe -r awscsi || fail "modprobe -r"
 modprobe awscsi atomic_wr=1 || fail "modprobe awscsi"
 disk=$(aw_disks awscsi) || fail "no disk"
 modprobe awblk "lower=/dev/$disk" || fail "modprobe awblk lower=/dev/$disk"
-[ -b /dev/awblk0 ] || fail "no /dev/awblk0 after modprobe awblk lower=/dev/$disk"
+i=0
+until [ -b /dev/awblk0 ] && [ -e /sys/block/awblk0/awblk/engine ]; do
+	i=$((i + 1)); [ $i -gt 100 ] && fail "no /dev/awblk0 after modprobe awblk lower=/dev/$disk"
+	sleep 0.1
+done
 [ "$(cat /sys/block/awblk0/awblk/engine)" = scsi ] || fail "engine not scsi: $(cat /sys/block/awblk0/awblk/engine)"
 case "$(modinfo -n awscsi_engine)" in */updates/dkms/*) ;; *) fail "awscsi_engine not from DKMS" ;; esac
 echo "ok: modprobe awblk lower=/dev/$disk gives /dev/awblk0 with the scsi engine"

@@ -3,7 +3,7 @@
 # every package is present it only checks and returns.
 set -e
 pkgs="build-essential kmod dkms qemu-system-x86 qemu-utils busybox-static
-cpio xz-utils zstd fio sg3-utils nvme-cli python3 gnuplot-nox bc
+cpio xz-utils zstd fio sg3-utils nvme-cli python3 gnuplot-nox bc dmsetup
 linux-image-amd64 linux-headers-amd64"
 
 export DEBIAN_FRONTEND=noninteractive

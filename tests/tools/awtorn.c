@@ -155,7 +155,7 @@ static int race(int argc, char **argv)
 		return 2;
 	}
 	pthread_create(&t, NULL, race_writer, &r);
-	while (time(NULL) < end && (r.atomic || r.mixed < 5)) {
+	while (time(NULL) < end && (r.atomic || r.mixed < 3)) {
 		int64_t v0 = -2, v;
 		unsigned int i;
 

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * awbench: N writer threads doing BS-byte writes at random aligned offsets
+ * of DEV for SECONDS; prints IOPS and p50/p99 latency in microseconds.
+ *
+ *   awbench DEV atomic|plain BS THREADS SECONDS
+ *	atomic: aw_pwrite_atomic() from libaw (the awblk ioctl, or RWF_ATOMIC)
+ *	plain:  pwrite() with O_DIRECT
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <linux/fs.h>
+
+#include "libaw.h"
+
+#define MAX_LAT	(1 << 20)
+
+struct worker {
+	pthread_t t;
+	int fd, atomic;
+	size_t bs;
+	uint64_t units;
+	unsigned int seed;
+	double end;
+	long n;
+	float *lat;		/* microseconds, up to MAX_LAT samples */
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *run(void *arg)
+{
+	struct worker *w = arg;
+	void *buf;
+
+	if (posix_memalign(&buf, 4096, w->bs))
+		return NULL;
+	memset(buf, w->seed & 0xff, w->bs);
+	while (now() < w->end) {
+		off_t off = (off_t)(rand_r(&w->seed) % w->units) * w->bs;
+		double t0 = now();
+		ssize_t r = w->atomic ?
+			aw_pwrite_atomic(w->fd, buf, w->bs, off, 0) :
+			pwrite(w->fd, buf, w->bs, off);
+
+		if (r != (ssize_t)w->bs) {
+			perror("awbench: write");
+			exit(2);
+		}
+		if (w->n < MAX_LAT)
+			w->lat[w->n] = (now() - t0) * 1e6;
+		w->n++;
+	}
+	free(buf);
+	return NULL;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	int threads, secs, i, fd;
+	struct worker *w;
+	uint64_t size;
+	long total = 0, k = 0;
+	float *all;
+	size_t bs;
+	double t0;
+
+	if (argc != 6) {
+		fprintf(stderr, "usage: awbench DEV atomic|plain BS THREADS SECONDS\n");
+		return 1;
+	}
+	bs = strtoul(argv[3], NULL, 0);
+	threads = atoi(argv[4]);
+	secs = atoi(argv[5]);
+	fd = open(argv[1], O_RDWR | O_DIRECT);
+	if (fd < 0 || ioctl(fd, BLKGETSIZE64, &size) || !bs || threads < 1) {
+		perror(argv[1]);
+		return 1;
+	}
+	w = calloc(threads, sizeof(*w));
+	t0 = now();
+	for (i = 0; i < threads; i++) {
+		w[i].fd = fd;
+		w[i].atomic = !strcmp(argv[2], "atomic");
+		w[i].bs = bs;
+		w[i].units = size / bs;
+		w[i].seed = i + 1;
+		w[i].end = t0 + secs;
+		w[i].lat = malloc(sizeof(float) * MAX_LAT);
+		pthread_create(&w[i].t, NULL, run, &w[i]);
+	}
+	for (i = 0; i < threads; i++) {
+		pthread_join(w[i].t, NULL);
+		total += w[i].n;
+	}
+	all = malloc(sizeof(float) * (total ? total : 1));
+	for (i = 0; i < threads; i++) {
+		long n = w[i].n < MAX_LAT ? w[i].n : MAX_LAT;
+
+		memcpy(all + k, w[i].lat, n * sizeof(float));
+		k += n;
+	}
+	qsort(all, k, sizeof(float), cmp);
+	printf("iops %.0f p50_us %.0f p99_us %.0f\n", total / (now() - t0),
+	       k ? all[k / 2] : 0, k ? all[k * 99 / 100] : 0);
+	return 0;
+}
