@@ -12,6 +12,9 @@ sys.path.insert(0, os.environ["AWKIT_ROOT"] + "/tests/tools")
 import awblkio as A
 dev = A.create(sys.argv[1])
 print("created", dev)
+holder = "/sys/block/%s/holders/%s" % (os.path.basename(sys.argv[1]), os.path.basename(dev))
+assert os.path.exists(holder), "no " + holder + ": lsblk would not show the stack"
+print("ok:", holder)
 fd = os.open(dev, os.O_RDWR)
 lim = A.limits(fd)
 print(lim)

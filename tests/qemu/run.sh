@@ -35,8 +35,7 @@ filter() {
 	if [ "$mode" = check ]; then
 		grep --line-buffered -E '^(PASS|FAIL|SKIP|AWKIT-GUEST-FATAL)'
 	else
-		awk '/AWKIT-GUEST-START/ { on = 1; next }
-			on && !/^\[ *[0-9]+\.[0-9]+\]/ && !/^AWKIT-/ { print; fflush() }'
+		sed -u -n '/AWKIT-GUEST-START/,$ { /^\[ *[0-9]*\.[0-9]*\]/d; /AWKIT-/d; p; }'
 	fi
 }
 
