@@ -16,9 +16,10 @@
  * group and are kept or lost together. A later write to a block of a pending
  * atomic write first commits that whole group, as a real cache must.
  *
- * Locking, outermost first: disk->lock (readers, normal writers and flushes
- * share it; atomic writers and the power-loss work take it exclusively), a
- * per-block stripe lock (one block copy), disk->cache_lock (shadow entries).
+ * Locking, outermost first: the range locks of the command's 64 KiB regions
+ * (readers, normal writers and flushes share them; atomic writers and the
+ * power-loss work take them exclusively), a per-block stripe lock (one block
+ * copy), disk->cache_lock (shadow entries).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -41,6 +42,8 @@
 #include "awscsi_logic.h"
 
 #define AWSCSI_STRIPES		64
+#define AWSCSI_SHARDS		16
+#define AWSCSI_REGION_SHIFT	16	/* 64 KiB regions share a range lock */
 #define AWSCSI_MAX_DISKS	16
 #define AWSCSI_CMD_BUF		512
 /* Unflushed blocks held per disk; past this, writes go straight through. */
@@ -96,12 +99,12 @@ struct awscsi_shadow {
 struct awscsi_disk {
 	struct awscsi_cfg cfg;
 	u8 *store;
-	rwlock_t lock;
+	rwlock_t lock[AWSCSI_SHARDS];	/* by 64 KiB region, see lock_range */
 	spinlock_t stripe[AWSCSI_STRIPES];
 	spinlock_t cache_lock;
 	struct xarray dirty;		/* lba -> struct awscsi_shadow */
 	unsigned long ndirty;
-	u64 next_group;
+	atomic64_t next_group;
 	atomic64_t reads, writes, atomics, atomic_rejects, torn, lost, flushes;
 };
 
@@ -128,6 +131,56 @@ static inline spinlock_t *stripe_of(struct awscsi_disk *d, u64 lba)
 {
 	return &d->stripe[lba % AWSCSI_STRIPES];
 }
+
+/*
+ * Range locks: region r of the disk is guarded by lock[r % SHARDS]. Reads,
+ * normal writes and flushes take the locks of their range shared; atomic
+ * writes take them exclusively, so only overlapping commands wait for each
+ * other. Locks are always taken in ascending shard order.
+ */
+static unsigned long shards_of(struct awscsi_disk *d, u64 lba, u32 n)
+{
+	u64 first = (lba * d->cfg.lbs) >> AWSCSI_REGION_SHIFT;
+	u64 last = ((lba + (n ? n : 1)) * d->cfg.lbs - 1) >> AWSCSI_REGION_SHIFT;
+	unsigned long mask = 0;
+	u64 r;
+
+	if (last - first + 1 >= AWSCSI_SHARDS)
+		return (1UL << AWSCSI_SHARDS) - 1;
+	for (r = first; r <= last; r++)
+		mask |= 1UL << (r % AWSCSI_SHARDS);
+	return mask;
+}
+
+static void lock_shards(struct awscsi_disk *d, unsigned long mask, bool excl)
+{
+	int i;
+
+	for (i = 0; i < AWSCSI_SHARDS; i++) {
+		if (!(mask & (1UL << i)))
+			continue;
+		if (excl)
+			write_lock(&d->lock[i]);
+		else
+			read_lock(&d->lock[i]);
+	}
+}
+
+static void unlock_shards(struct awscsi_disk *d, unsigned long mask, bool excl)
+{
+	int i;
+
+	for (i = AWSCSI_SHARDS - 1; i >= 0; i--) {
+		if (!(mask & (1UL << i)))
+			continue;
+		if (excl)
+			write_unlock(&d->lock[i]);
+		else
+			read_unlock(&d->lock[i]);
+	}
+}
+
+#define ALL_SHARDS	((1UL << AWSCSI_SHARDS) - 1)
 
 /* ---- write cache model ---- */
 
@@ -247,11 +300,11 @@ static void awscsi_power_loss(struct work_struct *work)
 	for (i = 0; i < ndisks; i++) {
 		struct awscsi_disk *d = &disks[i];
 
-		write_lock(&d->lock);
+		lock_shards(d, ALL_SHARDS, true);
 		spin_lock(&d->cache_lock);
 		cache_power_loss(d);
 		spin_unlock(&d->cache_lock);
-		write_unlock(&d->lock);
+		unlock_shards(d, ALL_SHARDS, true);
 	}
 }
 
@@ -341,11 +394,12 @@ static bool iter_block(struct awscsi_iter *it, u8 *blk, u32 len, bool to_store)
 static void do_read(struct awscsi_disk *d, struct scsi_cmnd *sc,
 		    const struct awscsi_rw *rw)
 {
+	unsigned long mask = shards_of(d, rw->lba, rw->nblocks);
 	struct awscsi_iter it;
 	u32 i;
 
 	iter_start(&it, sc, false);
-	read_lock(&d->lock);
+	lock_shards(d, mask, false);
 	for (i = 0; i < rw->nblocks; i++) {
 		spinlock_t *l = stripe_of(d, rw->lba + i);
 
@@ -353,7 +407,7 @@ static void do_read(struct awscsi_disk *d, struct scsi_cmnd *sc,
 		iter_block(&it, blk_ptr(d, rw->lba + i), d->cfg.lbs, false);
 		spin_unlock(l);
 	}
-	read_unlock(&d->lock);
+	unlock_shards(d, mask, false);
 	sg_miter_stop(&it.m);
 	atomic64_inc(&d->reads);
 }
@@ -365,12 +419,13 @@ static void do_read(struct awscsi_disk *d, struct scsi_cmnd *sc,
 static bool do_write(struct awscsi_disk *d, struct scsi_cmnd *sc,
 		     const struct awscsi_rw *rw, u32 tear)
 {
+	unsigned long mask = shards_of(d, rw->lba, rw->nblocks);
 	bool cache = d->cfg.wce, whole = true;
 	struct awscsi_iter it;
 	u32 i;
 
 	iter_start(&it, sc, true);
-	read_lock(&d->lock);
+	lock_shards(d, mask, false);
 	for (i = 0; i < rw->nblocks; i++) {
 		u64 lba = rw->lba + i;
 		spinlock_t *l = stripe_of(d, lba);
@@ -390,7 +445,7 @@ static bool do_write(struct awscsi_disk *d, struct scsi_cmnd *sc,
 		spin_unlock(l);
 		media_delay();
 	}
-	read_unlock(&d->lock);
+	unlock_shards(d, mask, false);
 	sg_miter_stop(&it.m);
 	atomic64_inc(&d->writes);
 	if (!whole && i)
@@ -401,7 +456,7 @@ static bool do_write(struct awscsi_disk *d, struct scsi_cmnd *sc,
 /* Put an atomic write in the cache as one group, or write it through. */
 static void cache_note_atomic(struct awscsi_disk *d, const struct awscsi_rw *rw)
 {
-	u64 g = ++d->next_group;
+	u64 g = atomic64_inc_return(&d->next_group);
 	u32 i;
 
 	spin_lock(&d->cache_lock);
@@ -419,12 +474,13 @@ static void cache_note_atomic(struct awscsi_disk *d, const struct awscsi_rw *rw)
 static bool do_write_atomic(struct awscsi_disk *d, struct scsi_cmnd *sc,
 			    const struct awscsi_rw *rw, bool apply)
 {
+	unsigned long mask = shards_of(d, rw->lba, rw->nblocks);
 	struct awscsi_iter it;
 	u32 i;
 
-	write_lock(&d->lock);
+	lock_shards(d, mask, true);
 	if (!atomic_read(&powered) && apply) {
-		write_unlock(&d->lock);
+		unlock_shards(d, mask, true);
 		return false;
 	}
 	if (apply) {
@@ -439,17 +495,18 @@ static bool do_write_atomic(struct awscsi_disk *d, struct scsi_cmnd *sc,
 		sg_miter_stop(&it.m);
 		atomic64_inc(&d->atomics);
 	}
-	write_unlock(&d->lock);
+	unlock_shards(d, mask, true);
 	return apply;
 }
 
 static void do_sync(struct awscsi_disk *d)
 {
-	read_lock(&d->lock);
+	/* No atomic write may be half noted in the cache meanwhile. */
+	lock_shards(d, ALL_SHARDS, false);
 	spin_lock(&d->cache_lock);
 	cache_flush_all(d);
 	spin_unlock(&d->cache_lock);
-	read_unlock(&d->lock);
+	unlock_shards(d, ALL_SHARDS, false);
 	atomic64_inc(&d->flushes);
 }
 
@@ -861,7 +918,8 @@ static int awscsi_alloc_disks(const struct awscsi_cfg *c)
 			awscsi_free_disks();
 			return -ENOMEM;
 		}
-		rwlock_init(&d->lock);
+		for (j = 0; j < AWSCSI_SHARDS; j++)
+			rwlock_init(&d->lock[j]);
 		for (j = 0; j < AWSCSI_STRIPES; j++)
 			spin_lock_init(&d->stripe[j]);
 		spin_lock_init(&d->cache_lock);
