@@ -29,8 +29,39 @@ dev=$(aw_awblk create /dev/$disk auto 0 16384) || fail "create --untorn 16k"
 [ "$(cat /sys/block/${dev#/dev/}/awblk/untorn)" = 16384 ] || fail "untorn not shown"
 expect clean "$($C crash $dev 16384 128 150 direct $CTL $seed 65536)"
 expect clean "$($C crash $dev 16384 128 80 buffered $CTL $seed 65536)"
+# fio itself (libaio, O_DIRECT, 64 KiB blocks, verify=crc32c with a header
+# and checksum per 16 KiB) with power cuts; afterwards every 16 KiB unit of
+# the region must be untouched or one whole fio write.
+fio_cuts() { # DEV CUTS: prints the number of torn units found after each cut
+	dd if=/dev/zero of=$1 bs=1M count=8 oflag=direct conv=fdatasync status=none || fail "zero $1"
+	total=0
+	for i in $(seq $2); do
+		echo $(( $(od -An -N1 -tu1 /dev/urandom) % 48 )) >$CTL/cut_after
+		fio --name=cut --filename=$1 --ioengine=libaio --direct=1 --rw=randwrite \
+			--bs=64k --iodepth=16 --size=8M --verify=crc32c --verify_interval=16k \
+			--do_verify=0 --time_based --runtime=5 --randrepeat=0 \
+			--output=/dev/null >/dev/null 2>&1
+		echo 1 >$CTL/powered
+		r=$($C fiocheck $1 16384 8388608) || fail "fiocheck"
+		t=$(echo "$r" | sed 's/.*torn=//')
+		total=$((total + t))
+	done
+	echo "$r, torn units summed over $2 cuts: $total" >&2
+	echo $total
+}
+t=$(fio_cuts $dev 20) || exit 1
+[ "$t" = 0 ] || fail "fio's 64 KiB writes on the untorn device tore $t units of 16 KiB"
+echo "ok: fio 64 KiB writes with 20 power cuts: no torn 16 KiB unit on the untorn device"
 echo "ok: $(cat $CTL/cuts) power cuts"
 cat /sys/block/${dev#/dev/}/awblk/counters | head -3
+aw_awblk remove ${dev#/dev/awblk} || fail "remove"
+dev=$(aw_awblk create /dev/$disk) || fail "create without untorn"
+t=$(fio_cuts $dev 8) || exit 1
+[ "$t" -gt 0 ] || fail "fio's writes never tore without untorn: the fio check has no teeth"
+echo "ok: without untorn the same fio run tore $t units"
+aw_awblk remove ${dev#/dev/awblk} || fail "remove"
+dev=$(aw_awblk create /dev/$disk auto 0 16384) || fail "create --untorn 16k"
+
 for bs in 64k 16k; do
 	fio --name=untorn --filename=$dev --ioengine=libaio --direct=1 --rw=randwrite \
 		--bs=$bs --iodepth=16 --size=8M --verify=crc32c --do_verify=1 \

@@ -16,6 +16,11 @@
  *	one thread rewrites unit 0, another reads it back with O_DIRECT;
  *	prints how many reads saw a mix of versions.
  *
+ *   awcrash fiocheck DEV UNIT BYTES
+ *	checks the first BYTES of DEV written by fio with verify=crc32c and
+ *	verify_interval=UNIT: every UNIT must be untouched (zero) or carry
+ *	valid fio header and data checksums; prints the counts.
+ *
  * Prints one summary line; exit status 0 when the run completed.
  */
 #define _GNU_SOURCE
@@ -320,6 +325,83 @@ static int race(int argc, char **argv)
 	return 0;
 }
 
+/* crc32c (Castagnoli) as fio's verify=crc32c computes it: no final inversion. */
+static uint32_t fio_crc32c(const unsigned char *p, size_t n)
+{
+	static uint32_t table[256];
+	uint32_t c = 0xffffffff;
+	int i, k;
+
+	if (!table[1]) {
+		for (i = 0; i < 256; i++) {
+			c = i;
+			for (k = 0; k < 8; k++)
+				c = (c >> 1) ^ (0x82f63b78 & -(c & 1));
+			table[i] = c;
+		}
+		c = 0xffffffff;
+	}
+	while (n--)
+		c = table[(c ^ *p++) & 0xff] ^ (c >> 8);
+	return c;
+}
+
+/*
+ * fio's verify=crc32c with verify_interval=UNIT starts every UNIT with a
+ * 40-byte header (magic 0xacca, its length, ..., a crc32c of the header)
+ * and a crc32c of the rest of the UNIT: a UNIT made of two writes fails it.
+ */
+static int fio_unit_ok(const unsigned char *b, unsigned int unit)
+{
+	uint32_t len, hcrc, dcrc;
+	uint16_t magic;
+
+	memcpy(&magic, b, 2);
+	memcpy(&len, b + 4, 4);
+	memcpy(&hcrc, b + 36, 4);
+	memcpy(&dcrc, b + 40, 4);
+	return magic == 0xacca && len == unit && hcrc == fio_crc32c(b, 36) &&
+	       dcrc == fio_crc32c(b + 44, unit - 44);
+}
+
+static int fiocheck(int argc, char **argv)
+{
+	unsigned int unit, u, n;
+	long written = 0, zero = 0, torn = 0;
+	unsigned char *buf;
+	int fd;
+
+	if (argc != 5)
+		return 1;
+	unit = atoi(argv[3]);
+	n = strtoull(argv[4], NULL, 0) / unit;
+	buf = xalloc(unit);
+	fd = open(argv[2], O_RDONLY | O_DIRECT);
+	if (fd < 0 || unit < 64) {
+		perror(argv[2]);
+		return 2;
+	}
+	for (u = 0; u < n; u++) {
+		unsigned int i, nz = 0;
+
+		if (pread(fd, buf, unit, (off_t)u * unit) != (ssize_t)unit) {
+			perror("fiocheck read");
+			return 2;
+		}
+		for (i = 0; i < unit && !nz; i++)
+			nz = buf[i];
+		if (!nz)
+			zero++;
+		else if (fio_unit_ok(buf, unit))
+			written++;
+		else
+			torn++;
+	}
+	printf("fiocheck unit=%u units=%u written=%ld zero=%ld torn=%ld\n", unit,
+	       n, written, zero, torn);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int ret = 1;
@@ -328,8 +410,11 @@ int main(int argc, char **argv)
 		ret = crash(argc, argv);
 	else if (argc > 1 && !strcmp(argv[1], "race"))
 		ret = race(argc, argv);
+	else if (argc > 1 && !strcmp(argv[1], "fiocheck"))
+		ret = fiocheck(argc, argv);
 	if (ret == 1)
 		fprintf(stderr, "usage: awcrash crash DEV UNIT UNITS CUTS atomic|normal|direct|buffered CTLDIR SEED [WRITE]\n"
-			"       awcrash race DEV UNIT SECONDS atomic|normal\n");
+			"       awcrash race DEV UNIT SECONDS atomic|normal\n"
+			"       awcrash fiocheck DEV UNIT BYTES\n");
 	return ret;
 }
