@@ -59,6 +59,7 @@ static DEFINE_MUTEX(awblk_lock);	/* devices and engines */
 static LIST_HEAD(awblk_devices);
 static LIST_HEAD(awblk_engines);
 static DEFINE_IDA(awblk_ida);
+static unsigned long engines_requested;	/* AW_ENGINE_* bits */
 static int awblk_major;
 
 static const char *const engine_names[] = {
@@ -126,7 +127,8 @@ static int bind_engine(struct awblk_dev *d, unsigned int id,
 
 		mutex_lock(&awblk_lock);
 		e = find_engine(want);
-		if (!e) {
+		/* Ask modprobe once: a module loaded later registers itself. */
+		if (!e && !test_and_set_bit(want, &engines_requested)) {
 			mutex_unlock(&awblk_lock);
 			request_module("awblk-engine-%s", engine_names[want]);
 			mutex_lock(&awblk_lock);
@@ -850,12 +852,14 @@ static int awblk_create(struct aw_create *c)
 		ret = d->index;
 		goto fail;
 	}
-	ret = aw_lower_open(&d->lower, devt, d);
+	/* Major 0 is never a block device: no open, no module autoload. */
+	ret = c->lower_major ? aw_lower_open(&d->lower, devt, d) : -ENXIO;
 	if (ret) {
 		d->lower.bdev = NULL;
-		pr_info("cannot open %u:%u: error %d%s\n", c->lower_major,
-			c->lower_minor, ret,
-			ret == -EBUSY ? " (held exclusively by another user)" : "");
+		pr_info_ratelimited("cannot open %u:%u: error %d%s\n",
+				    c->lower_major, c->lower_minor, ret,
+				    ret == -EBUSY ?
+				    " (held exclusively by another user)" : "");
 		goto fail;
 	}
 	spin_lock_init(&d->gather_lock);
@@ -866,8 +870,9 @@ static int awblk_create(struct aw_create *c)
 		goto fail;
 	ret = bind_engine(d, c->engine, &hw);
 	if (ret) {
-		pr_info("engine %s cannot drive %pg: error %d\n",
-			engine_names[c->engine], d->lower.bdev, ret);
+		pr_info_ratelimited("engine %s cannot drive %pg: error %d\n",
+				    engine_names[c->engine], d->lower.bdev,
+				    ret);
 		goto fail;
 	}
 	derive(d, &hw, c->unit_max);

@@ -20,6 +20,7 @@
  * at the start are never the target of a well-formed AW_IOC_REMOVE.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
@@ -87,22 +88,56 @@ static uint64_t bad_pointer(void)
 	return one_in(2) ? (uintptr_t)unmapped + below(PAGE) : kernel[below(4)];
 }
 
-/* A lower device number: random, small (real devices live there), or edge. */
+/*
+ * Device numbers of SCSI disks and awblk devices that exist (from
+ * /sys/class/block). Numbers in range that do not exist are not used:
+ * opening one makes the kernel's legacy block autoload run modprobe, seconds
+ * a call under emulation; nor are floppies and CD-ROMs, whose opens probe
+ * slow emulated hardware.
+ */
+static uint32_t devs[256][2];
+static unsigned int ndevs;
+
+static void load_devs(void)
+{
+	DIR *dir = opendir("/sys/class/block");
+	struct dirent *e;
+	char path[300];
+	FILE *f;
+
+	while (dir && (e = readdir(dir)) && ndevs < 256) {
+		if (strncmp(e->d_name, "sd", 2) && strncmp(e->d_name, "awblk", 5))
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/block/%s/dev",
+			 e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%u:%u", &devs[ndevs][0], &devs[ndevs][1]) == 2)
+			ndevs++;
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+}
+
+/* A lower device number: one that exists, or one out of dev_t's range. */
 static void pick_dev(struct aw_create *c)
 {
-	static const uint32_t edge[] = {
-		0, 1, 0xfff, 0x1000, 0xfffff, 0x100000, 0x7fffffff, 0xffffffff,
-	};
+	static const uint32_t big_major[] = { 0x1000, 0x7fffffff, 0xffffffff };
+	static const uint32_t big_minor[] = { 0x100000, 0x7fffffff, 0xffffffff };
 
-	if (one_in(3)) {
-		c->lower_major = rnd();
-		c->lower_minor = rnd();
+	if (ndevs && one_in(8)) {
+		unsigned int i = below(ndevs);
+
+		c->lower_major = devs[i][0];
+		c->lower_minor = devs[i][1];
 	} else if (one_in(2)) {
-		c->lower_major = one_in(8) ? 259 : below(16);
-		c->lower_minor = below(32);
+		c->lower_major = big_major[below(3)] + (one_in(2) ? 0 : rnd() % 7);
+		c->lower_minor = rnd();
 	} else {
-		c->lower_major = edge[below(8)];
-		c->lower_minor = edge[below(8)];
+		c->lower_major = ndevs ? devs[below(ndevs)][0] : 8;
+		c->lower_minor = big_minor[below(3)];
 	}
 }
 
@@ -271,6 +306,7 @@ int main(int argc, char **argv)
 	state = seed ^ 0x9e3779b97f4a7c15ULL;
 	if (!state)
 		state = 1;
+	load_devs();
 
 	nfds = argc - 3;
 	fds = calloc(nfds, sizeof(*fds));
