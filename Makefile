@@ -48,7 +48,7 @@ modules:
 PURE_SRC := awscsi/awscsi_logic.c awscsi/awscsi_vpd.c awblk/awblk_logic.c
 PURE_HDR := awscsi/awscsi_logic.h awscsi/awscsi_vpd.h awblk/awblk_logic.h include/aw_pure.h
 
-build/unit/%: tests/unit/%.c $(PURE_SRC) $(PURE_HDR)
+build/unit/%: tests/unit/%.c tests/unit/check.h $(PURE_SRC) $(PURE_HDR)
 	@mkdir -p build/unit
 	$(HOSTCC) $(CFLAGS_HOST) -Iawblk -o $@ $< $(PURE_SRC)
 

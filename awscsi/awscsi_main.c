@@ -5,7 +5,7 @@
  *
  * Media model. A normal write is atomic per logical block only: blocks are
  * copied one at a time, so a racing reader or a power cut can observe it half
- * applied. WRITE ATOMIC(16) holds the disk exclusively while it copies, so a
+ * applied. WRITE ATOMIC(16) holds its range exclusively while it copies, so a
  * reader sees all of it or none of it and a power cut lands it whole or not
  * at all. Commands complete inline (like scsi_debug with delay=0).
  *

@@ -5,31 +5,12 @@
  * with "N passed, N failed" and a non-zero exit status on any failure.
  */
 #include <stdio.h>
+#include "check.h"
 #include "awblk_logic.h"
 #include "awscsi_vpd.h"
 
 #define KiB 1024u
 #define MiB (1024u * 1024u)
-
-static int passed, failed;
-
-static void check(bool ok, int line, const char *expr)
-{
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	printf("FAIL line %d: %s\n", line, expr);
-}
-
-static void check_eq(long long a, long long b, int line, const char *expr)
-{
-	char msg[256];
-
-	snprintf(msg, sizeof(msg), "%s (%lld != %lld)", expr, a, b);
-	check(a == b, line, a == b ? expr : msg);
-}
 
 static void check_4(u32 g0, u32 g1, u32 g2, u32 g3, u32 e0, u32 e1, u32 e2,
 		    u32 e3, int line, const char *expr)
@@ -41,9 +22,6 @@ static void check_4(u32 g0, u32 g1, u32 g2, u32 g3, u32 e0, u32 e1, u32 e2,
 	check(g0 == e0 && g1 == e1 && g2 == e2 && g3 == e3, line, msg);
 }
 
-#define CHECK(e) check(!!(e), __LINE__, #e)
-#define CHECK_EQ(a, b) \
-	check_eq((long long)(a), (long long)(b), __LINE__, #a " == " #b)
 /* Expect derived limits: unit_min, unit_max, max_bytes, boundary. */
 #define CHECK_LIM(l, a, b, c, d) check_4((l).unit_min, (l).unit_max,	\
 	(l).max_bytes, (l).boundary, a, b, c, d, __LINE__,		\
@@ -453,6 +431,5 @@ int main(void)
 	test_untorn();
 	test_vpd();
 	test_cdb();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return unit_summary();
 }

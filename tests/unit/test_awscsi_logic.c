@@ -5,27 +5,8 @@
  * with "N passed, N failed" and a non-zero exit status on any failure.
  */
 #include <stdio.h>
+#include "check.h"
 #include "awscsi_logic.h"
-
-static int passed, failed;
-
-static void check(bool ok, int line, const char *expr)
-{
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	printf("FAIL line %d: %s\n", line, expr);
-}
-
-static void check_eq(long long a, long long b, int line, const char *expr)
-{
-	char msg[256];
-
-	snprintf(msg, sizeof(msg), "%s (%lld != %lld)", expr, a, b);
-	check(a == b, line, a == b ? expr : msg);
-}
 
 static void check_sense(const struct awscsi_sense *s, int k, int a, int q,
 			int f, int line, const char *expr)
@@ -38,9 +19,6 @@ static void check_sense(const struct awscsi_sense *s, int k, int a, int q,
 	      line, msg);
 }
 
-#define CHECK(e) check(!!(e), __LINE__, #e)
-#define CHECK_EQ(a, b) \
-	check_eq((long long)(a), (long long)(b), __LINE__, #a " == " #b)
 /* Expect the sense data of a CHECK CONDITION. */
 #define CHECK_SENSE(s, k, a, q, f) check_sense(&(s), k, a, q, f, __LINE__, \
 	"sense " #s " == " #k "/" #a "/" #q " field " #f)
@@ -599,6 +577,5 @@ int main(void)
 	test_report_luns();
 	test_report_opcodes();
 	test_alloc_len();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return unit_summary();
 }
