@@ -147,7 +147,8 @@ static int bind_engine(struct awblk_dev *d, unsigned int id,
 			if (!ret && e->release)
 				e->release(d->engine_priv);
 			module_put(e->owner);
-			ret = -ENODEV;
+			if (!ret)
+				ret = -ENODEV;	/* probed, but offers nothing */
 		}
 		if (id != AW_ENGINE_AUTO)
 			break;
@@ -157,7 +158,7 @@ static int bind_engine(struct awblk_dev *d, unsigned int id,
 		memset(hw, 0, sizeof(*hw));
 		return 0;
 	}
-	return ret == -ENODEV ? -ENODEV : ret;
+	return ret;
 }
 
 static void unbind_engine(struct awblk_dev *d)
