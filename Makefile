@@ -45,12 +45,14 @@ modules:
 		ls build/$$k/*/*.ko; \
 	done
 
-PURE_SRC := awscsi/awscsi_logic.c awscsi/awscsi_vpd.c awblk/awblk_logic.c
-PURE_HDR := awscsi/awscsi_logic.h awscsi/awscsi_vpd.h awblk/awblk_logic.h include/aw_pure.h
+PURE_SRC := awscsi/awscsi_logic.c awscsi/awscsi_vpd.c awblk/awblk_logic.c \
+	awnvme/awnvme_id.c
+PURE_HDR := awscsi/awscsi_logic.h awscsi/awscsi_vpd.h awblk/awblk_logic.h \
+	awnvme/awnvme_id.h include/aw_pure.h
 
 build/unit/%: tests/unit/%.c tests/unit/check.h $(PURE_SRC) $(PURE_HDR)
 	@mkdir -p build/unit
-	$(HOSTCC) $(CFLAGS_HOST) -Iawblk -o $@ $< $(PURE_SRC)
+	$(HOSTCC) $(CFLAGS_HOST) -Iawblk -Iawnvme -o $@ $< $(PURE_SRC)
 
 unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done

@@ -60,6 +60,22 @@ static inline u64 aw_get_be64(const u8 *p)
 	return (u64)aw_get_be32(p) << 32 | aw_get_be32(p + 4);
 }
 
+/* NVMe data structures are little-endian. */
+static inline u16 aw_get_le16(const u8 *p)
+{
+	return (u16)(p[0] | p[1] << 8);
+}
+
+static inline u32 aw_get_le32(const u8 *p)
+{
+	return (u32)aw_get_le16(p + 2) << 16 | aw_get_le16(p);
+}
+
+static inline u64 aw_get_le64(const u8 *p)
+{
+	return (u64)aw_get_le32(p + 4) << 32 | aw_get_le32(p);
+}
+
 static inline bool aw_is_pow2(u64 v)
 {
 	return v && !(v & (v - 1));
