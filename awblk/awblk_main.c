@@ -178,30 +178,17 @@ static void count_reject(struct awblk_dev *d, enum awblk_reject r)
 	atomic64_inc(&d->rejects[r]);
 }
 
-static void atomic_endio(struct bio *clone)
-{
-	struct bio *orig = clone->bi_private;
-
-	orig->bi_status = clone->bi_status;
-	bio_put(clone);
-	bio_endio(orig);
-}
-
-/* Hand one whole atomic write to the engine, as a clone on the lower device. */
+/*
+ * Hand one whole atomic write to the engine, remapped to the lower device
+ * like any other bio (no clone): the engine completes it.
+ */
 static void submit_atomic(struct awblk_dev *d, struct bio *bio)
 {
-	struct bio *clone = bio_alloc_clone(d->lower.bdev, bio, GFP_NOIO, &d->bs);
-
-	if (!clone) {
-		bio_io_error(bio);
-		return;
-	}
-	aw_bio_set_atomic(clone);
-	clone->bi_private = bio;
-	clone->bi_end_io = atomic_endio;
 	atomic64_inc(&d->atomic_writes);
 	atomic64_add(bio->bi_iter.bi_size, &d->atomic_bytes);
-	d->engine->submit(d->engine_priv, clone);
+	bio_set_dev(bio, d->lower.bdev);
+	aw_bio_set_atomic(bio);
+	d->engine->submit(d->engine_priv, bio);
 }
 
 /* A REQ_ATOMIC bio from above (pwritev2 with RWF_ATOMIC, where it exists). */
@@ -481,18 +468,20 @@ static void free_bio_pages(struct bio *bio)
 		__free_page(bv->bv_page);
 }
 
+static blk_opf_t ioctl_opf(const struct aw_atomic_write *w)
+{
+	return REQ_OP_WRITE | REQ_SYNC | (w->flags & AW_WRITE_FLAGS ? REQ_FUA : 0);
+}
+
 /* Copy the user's data into a new bio on the lower device; nothing written. */
-static struct bio *bio_from_user(struct awblk_dev *d,
+static struct bio *bio_copy_user(struct awblk_dev *d,
 				 const struct aw_atomic_write *w)
 {
 	unsigned int npages = DIV_ROUND_UP(w->len, PAGE_SIZE), i;
 	const char __user *ubuf = u64_to_user_ptr(w->buf);
-	blk_opf_t opf = REQ_OP_WRITE | REQ_SYNC;
 	struct bio *bio;
 
-	if (w->flags & AW_WRITE_FLAGS)
-		opf |= REQ_FUA;
-	bio = bio_alloc(d->lower.bdev, npages, opf, GFP_KERNEL);
+	bio = bio_alloc(d->lower.bdev, npages, ioctl_opf(w), GFP_KERNEL);
 	if (!bio)
 		return ERR_PTR(-ENOMEM);
 	bio->bi_iter.bi_sector = w->offset >> 9;
@@ -517,6 +506,36 @@ static struct bio *bio_from_user(struct awblk_dev *d,
 	return bio;
 }
 
+/*
+ * Take the user's pages themselves, as direct I/O does (no copy). Only for
+ * a buffer the lower device can take as it is; NULL means copy instead.
+ */
+static struct bio *bio_pin_user(struct awblk_dev *d,
+				const struct aw_atomic_write *w)
+{
+	struct block_device *lower = d->lower.bdev;
+	unsigned int mask = max_t(unsigned int, bdev_dma_alignment(lower),
+				  bdev_logical_block_size(lower) - 1);
+	void __user *ubuf = u64_to_user_ptr(w->buf);
+	struct iov_iter it;
+	struct bio *bio;
+
+	if ((w->buf & mask) || !access_ok(ubuf, w->len))
+		return NULL;
+	iov_iter_ubuf(&it, ITER_SOURCE, ubuf, w->len);
+	bio = bio_alloc(lower, DIV_ROUND_UP(w->len, PAGE_SIZE) + 1,
+			ioctl_opf(w), GFP_KERNEL);
+	if (!bio)
+		return NULL;
+	bio->bi_iter.bi_sector = w->offset >> 9;
+	if (bio_iov_iter_get_pages(bio, &it) || iov_iter_count(&it)) {
+		bio_release_pages(bio, false);
+		bio_put(bio);
+		return NULL;
+	}
+	return bio;
+}
+
 static int ioctl_atomic_write(struct awblk_dev *d, struct block_device *bdev,
 			      aw_mode_t mode, void __user *argp)
 {
@@ -524,8 +543,8 @@ static int ioctl_atomic_write(struct awblk_dev *d, struct block_device *bdev,
 	struct aw_atomic_write w;
 	struct awblk_wait wait;
 	pgoff_t first, last;
+	struct bio *bio, *pinned;
 	enum awblk_reject r;
-	struct bio *bio;
 	int i, ret;
 
 	if (copy_from_user(&w, argp, sizeof(w)))
@@ -546,7 +565,10 @@ static int ioctl_atomic_write(struct awblk_dev *d, struct block_device *bdev,
 		count_reject(d, r);
 		return awblk_reject_errno(r);
 	}
-	bio = bio_from_user(d, &w);
+	bio = bio_pin_user(d, &w);
+	pinned = bio;
+	if (!bio)
+		bio = bio_copy_user(d, &w);
 	if (IS_ERR(bio))
 		return PTR_ERR(bio);
 	/* Like a direct write: cached pages of the range go out first... */
@@ -555,24 +577,25 @@ static int ioctl_atomic_write(struct awblk_dev *d, struct block_device *bdev,
 	last = (w.offset + w.len - 1) >> PAGE_SHIFT;
 	ret = filemap_write_and_wait_range(mapping, w.offset,
 					   w.offset + w.len - 1);
-	if (ret) {
-		free_bio_pages(bio);
-		bio_put(bio);
-		return ret;
+	if (!ret) {
+		init_completion(&wait.done);
+		bio->bi_private = &wait;
+		bio->bi_end_io = ioctl_endio;
+		aw_bio_set_atomic(bio);
+		atomic64_inc(&d->atomic_writes);
+		atomic64_add(w.len, &d->atomic_bytes);
+		d->engine->submit(d->engine_priv, bio);
+		wait_for_completion_io(&wait.done);
+		ret = blk_status_to_errno(wait.status);
+		/* ...and are dropped after, so reads see what the device holds. */
+		invalidate_inode_pages2_range(mapping, first, last);
 	}
-	init_completion(&wait.done);
-	bio->bi_private = &wait;
-	bio->bi_end_io = ioctl_endio;
-	aw_bio_set_atomic(bio);
-	atomic64_inc(&d->atomic_writes);
-	atomic64_add(w.len, &d->atomic_bytes);
-	d->engine->submit(d->engine_priv, bio);
-	wait_for_completion_io(&wait.done);
-	free_bio_pages(bio);
+	if (pinned)
+		bio_release_pages(bio, false);
+	else
+		free_bio_pages(bio);
 	bio_put(bio);
-	/* ...and are dropped after, so reads see what the device holds. */
-	invalidate_inode_pages2_range(mapping, first, last);
-	return blk_status_to_errno(wait.status);
+	return ret;
 }
 
 static int awblk_ioctl(struct block_device *bdev, aw_mode_t mode,

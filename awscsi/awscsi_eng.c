@@ -28,6 +28,7 @@ struct scsi_eng {
 	struct scsi_device *sdev;
 	bool use_boundary;
 	unsigned int lbs;
+	struct bio_set bs;	/* passthrough bios (6.1) */
 };
 
 static int scsi_eng_probe(struct block_device *lower, struct aw_atomic_hw *hw,
@@ -55,6 +56,12 @@ static int scsi_eng_probe(struct block_device *lower, struct aw_atomic_hw *hw,
 		put_device(&sdev->sdev_gendev);
 		return -ENOMEM;
 	}
+	if (bioset_init(&e->bs, BIO_POOL_SIZE, 0, BIOSET_NEED_BVECS)) {
+		kfree(e);
+		kfree(b0);
+		put_device(&sdev->sdev_gendev);
+		return -ENOMEM;
+	}
 	e->sdev = sdev;
 	e->lbs = bdev_logical_block_size(lower);
 	if (!scsi_get_vpd_page(sdev, 0xb0, b0, 64))
@@ -77,6 +84,7 @@ static void scsi_eng_release(void *priv)
 	struct scsi_eng *e = priv;
 
 	put_device(&e->sdev->sdev_gendev);
+	bioset_exit(&e->bs);
 	kfree(e);
 }
 
@@ -136,6 +144,62 @@ static void *bounce(struct bio *bio)
 	return buf;
 }
 
+/* The pages were only lent; pt_end_io completes the original bio. */
+static void pt_lend_endio(struct bio *pt)
+{
+	bio_put(pt);
+}
+
+/*
+ * A passthrough bio over the same pages as @bio, built page by page with
+ * bio_add_pc_page(), which keeps every segment within the queue's limits
+ * (boundary, segment size and count) as blk_rq_map_kern() would; NULL when
+ * the pages cannot go to the device as they are.
+ */
+static struct bio *pt_lend(struct scsi_eng *e, struct request_queue *q,
+			   struct bio *bio)
+{
+	unsigned int mask = queue_dma_alignment(q);
+	struct bvec_iter it;
+	struct bio_vec bv;
+	struct bio *pt;
+
+	if (bio_segments(bio) > BIO_MAX_VECS)
+		return NULL;
+	pt = bio_alloc_bioset(NULL, bio_segments(bio), REQ_OP_DRV_OUT,
+			      GFP_NOIO, &e->bs);
+	if (!pt)
+		return NULL;
+	bio_for_each_segment(bv, bio, it) {
+		if (((bv.bv_offset | bv.bv_len) & mask) ||
+		    bio_add_pc_page(q, pt, bv.bv_page, bv.bv_len,
+				    bv.bv_offset) != bv.bv_len) {
+			bio_put(pt);
+			return NULL;
+		}
+	}
+	pt->bi_end_io = pt_lend_endio;
+	return pt;
+}
+
+/* Attach the bio's data to @rq: its own pages when they fit, else a copy. */
+static int pt_map(struct scsi_eng *e, struct request *rq, struct bio *bio,
+		  struct pt_io *io)
+{
+	struct request_queue *q = rq->q;
+	struct bio *pt = pt_lend(e, q, bio);
+
+	if (pt) {
+		if (!blk_rq_append_bio(rq, pt))
+			return 0;
+		bio_put(pt);
+	}
+	io->buf = bounce(bio);
+	if (!io->buf)
+		return -ENOMEM;
+	return blk_rq_map_kern(q, rq, io->buf, bio->bi_iter.bi_size, GFP_NOIO);
+}
+
 /* 6.1 has no REQ_ATOMIC: send WRITE ATOMIC(16) to the sd device ourselves. */
 static void scsi_eng_submit(void *priv, struct bio *bio)
 {
@@ -151,13 +215,10 @@ static void scsi_eng_submit(void *priv, struct bio *bio)
 	if (!io)
 		goto fail;
 	io->bio = bio;
-	io->buf = bounce(bio);
-	if (!io->buf)
-		goto free_io;
 	rq = scsi_alloc_request(q, REQ_OP_DRV_OUT, 0);
 	if (IS_ERR(rq))
-		goto free_buf;
-	if (blk_rq_map_kern(q, rq, io->buf, bio->bi_iter.bi_size, GFP_NOIO))
+		goto free_io;
+	if (pt_map(e, rq, bio, io))
 		goto free_rq;
 	scmd = blk_mq_rq_to_pdu(rq);
 	awscsi_cdb_write_atomic16(scmd->cmnd, (sector << 9) / e->lbs, nblocks,
@@ -171,7 +232,6 @@ static void scsi_eng_submit(void *priv, struct bio *bio)
 	return;
 free_rq:
 	blk_mq_free_request(rq);
-free_buf:
 	kvfree(io->buf);
 free_io:
 	kfree(io);

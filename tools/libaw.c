@@ -165,42 +165,57 @@ AW_API int aw_limits(int fd, struct aw_limits *lim)
 	return limits_native(fd, &st, lim);
 }
 
-AW_API ssize_t aw_pwrite_atomic(int fd, const void *buf, size_t len, off_t off,
-				unsigned int flags)
+/* The awblk ioctl; -1 with errno EOPNOTSUPP when fd is not an awblk device. */
+static ssize_t pwrite_ioctl(int fd, const void *buf, size_t len, off_t off,
+			    unsigned int flags)
 {
 	struct aw_atomic_write w;
 	struct aw_limits lim;
+
+	if (ioctl(fd, AW_IOC_GET_LIMITS, &lim) < 0) {
+		if (not_awblk(errno))
+			errno = EOPNOTSUPP;
+		return -1;
+	}
+	memset(&w, 0, sizeof(w));
+	w.offset = off;
+	w.buf = (uintptr_t)buf;
+	w.len = len;
+	w.flags = flags;
+	if (ioctl(fd, AW_IOC_ATOMIC_WRITE, &w) < 0)
+		return -1;
+	return len;
+}
+
+/*
+ * RWF_ATOMIC first: it is the kernel's own path (6.11+) and the cheapest.
+ * The kernel refuses it with EOPNOTSUPP when it has no such flag (6.1) or
+ * the file cannot take it (no O_DIRECT, no atomic support): then an awblk
+ * device still takes the write through its ioctl, with the same checks.
+ */
+AW_API ssize_t aw_pwrite_atomic(int fd, const void *buf, size_t len, off_t off,
+				unsigned int flags)
+{
 	struct iovec iov;
 	int rwf = RWF_ATOMIC;
 	int saved = errno;
+	ssize_t r;
 
 	if ((flags & ~AW_WRITE_FLAGS) || off < 0 || len > SSIZE_MAX) {
 		errno = EINVAL;
 		return -1;
 	}
-
-	/* One probe per call: is fd an awblk device? */
-	if (ioctl(fd, AW_IOC_GET_LIMITS, &lim) == 0) {
-		memset(&w, 0, sizeof(w));
-		w.offset = off;
-		w.buf = (uintptr_t)buf;
-		w.len = len;
-		w.flags = flags;
-		if (ioctl(fd, AW_IOC_ATOMIC_WRITE, &w) < 0)
-			return -1;
-		return len;
-	}
-	if (!not_awblk(errno))
-		return -1;
-	errno = saved;
-
 	if (flags & AW_WRITE_DSYNC)
 		rwf |= RWF_DSYNC;
 	if (flags & AW_WRITE_SYNC)
 		rwf |= RWF_SYNC;
 	iov.iov_base = (void *)buf;
 	iov.iov_len = len;
-	return pwritev2(fd, &iov, 1, off, rwf);
+	r = pwritev2(fd, &iov, 1, off, rwf);
+	if (r >= 0 || errno != EOPNOTSUPP)
+		return r;
+	errno = saved;
+	return pwrite_ioctl(fd, buf, len, off, flags);
 }
 
 AW_API const char *aw_engine_name(unsigned int engine)

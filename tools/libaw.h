@@ -36,10 +36,12 @@ AW_API int aw_limits(int fd, struct aw_limits *lim);
  * aw_pwrite_atomic - write len bytes of buf at off, all or nothing.
  *
  * flags: AW_WRITE_DSYNC, AW_WRITE_SYNC; anything else fails with EINVAL.
- * Returns len on success. On an awblk device this is AW_IOC_ATOMIC_WRITE;
- * elsewhere pwritev2(RWF_ATOMIC), which the kernel (6.11 and later) only
- * accepts on an fd opened with O_DIRECT, with len a power of two within
- * [unit_min, unit_max], off aligned to len and buf aligned for direct I/O.
+ * Returns len on success. This is pwritev2(RWF_ATOMIC) where the kernel
+ * takes it (6.11 and later, on an fd opened with O_DIRECT, with len a power
+ * of two within [unit_min, unit_max], off aligned to len and buf aligned for
+ * direct I/O); on an awblk device that refuses it with EOPNOTSUPP (older
+ * kernels, no O_DIRECT) it is AW_IOC_ATOMIC_WRITE, which has the same rules
+ * but no O_DIRECT or buffer alignment requirement.
  */
 AW_API ssize_t aw_pwrite_atomic(int fd, const void *buf, size_t len, off_t off,
 				unsigned int flags);

@@ -3,8 +3,9 @@
  * awbench: N writer threads doing BS-byte writes at random aligned offsets
  * of DEV for SECONDS; prints IOPS and p50/p99 latency in microseconds.
  *
- *   awbench DEV atomic|plain BS THREADS SECONDS
+ *   awbench DEV atomic|rwf|plain BS THREADS SECONDS
  *	atomic: aw_pwrite_atomic() from libaw (the awblk ioctl, or RWF_ATOMIC)
+ *	rwf:    pwritev2() with RWF_ATOMIC and O_DIRECT (Linux 6.11 and later)
  *	plain:  pwrite() with O_DIRECT
  */
 #define _GNU_SOURCE
@@ -18,15 +19,22 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/uio.h>
 #include <linux/fs.h>
 
 #include "libaw.h"
 
 #define MAX_LAT	(1 << 20)
+#ifndef RWF_ATOMIC
+#define RWF_ATOMIC	0x00000040
+#endif
+
+enum mode { PLAIN, ATOMIC, RWF };
 
 struct worker {
 	pthread_t t;
-	int fd, atomic;
+	int fd;
+	enum mode mode;
 	size_t bs;
 	uint64_t units;
 	unsigned int seed;
@@ -53,10 +61,16 @@ static void *run(void *arg)
 	memset(buf, w->seed & 0xff, w->bs);
 	while (now() < w->end) {
 		off_t off = (off_t)(rand_r(&w->seed) % w->units) * w->bs;
+		struct iovec iov = { buf, w->bs };
 		double t0 = now();
-		ssize_t r = w->atomic ?
-			aw_pwrite_atomic(w->fd, buf, w->bs, off, 0) :
-			pwrite(w->fd, buf, w->bs, off);
+		ssize_t r;
+
+		if (w->mode == ATOMIC)
+			r = aw_pwrite_atomic(w->fd, buf, w->bs, off, 0);
+		else if (w->mode == RWF)
+			r = pwritev2(w->fd, &iov, 1, off, RWF_ATOMIC);
+		else
+			r = pwrite(w->fd, buf, w->bs, off);
 
 		if (r != (ssize_t)w->bs) {
 			perror("awbench: write");
@@ -80,15 +94,26 @@ static int cmp(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	int threads, secs, i, fd;
+	enum mode mode;
 	struct worker *w;
 	uint64_t size;
 	long total = 0, k = 0;
 	float *all;
 	size_t bs;
-	double t0;
+	double t0, t1;
 
 	if (argc != 6) {
-		fprintf(stderr, "usage: awbench DEV atomic|plain BS THREADS SECONDS\n");
+		fprintf(stderr, "usage: awbench DEV atomic|rwf|plain BS THREADS SECONDS\n");
+		return 1;
+	}
+	if (!strcmp(argv[2], "atomic")) {
+		mode = ATOMIC;
+	} else if (!strcmp(argv[2], "rwf")) {
+		mode = RWF;
+	} else if (!strcmp(argv[2], "plain")) {
+		mode = PLAIN;
+	} else {
+		fprintf(stderr, "awbench: unknown mode %s\n", argv[2]);
 		return 1;
 	}
 	bs = strtoul(argv[3], NULL, 0);
@@ -103,7 +128,7 @@ int main(int argc, char **argv)
 	t0 = now();
 	for (i = 0; i < threads; i++) {
 		w[i].fd = fd;
-		w[i].atomic = !strcmp(argv[2], "atomic");
+		w[i].mode = mode;
 		w[i].bs = bs;
 		w[i].units = size / bs;
 		w[i].seed = i + 1;
@@ -115,6 +140,7 @@ int main(int argc, char **argv)
 		pthread_join(w[i].t, NULL);
 		total += w[i].n;
 	}
+	t1 = now();
 	all = malloc(sizeof(float) * (total ? total : 1));
 	for (i = 0; i < threads; i++) {
 		long n = w[i].n < MAX_LAT ? w[i].n : MAX_LAT;
@@ -123,7 +149,7 @@ int main(int argc, char **argv)
 		k += n;
 	}
 	qsort(all, k, sizeof(float), cmp);
-	printf("iops %.0f p50_us %.0f p99_us %.0f\n", total / (now() - t0),
+	printf("iops %.0f p50_us %.0f p99_us %.0f\n", total / (t1 - t0),
 	       k ? all[k / 2] : 0, k ? all[k * 99 / 100] : 0);
 	return 0;
 }

@@ -18,13 +18,14 @@ early_crash() {
 }
 
 boot() { # KVER OUTDIR [EXTRA-KERNEL-ARGS]
-	local k=$1 out=$2 extra=${3:-} quiet=""
-	[ "$mode" = check ] || quiet=quiet
+	local k=$1 out=$2 extra=${3:-} quiet="" debug=${AWKIT_KDEBUG-slub_debug=FZPU}
+	# Tests run with slab debugging; benchmarks and the demo as users run.
+	[ "$mode" = check ] || { quiet=quiet; debug=""; }
 	timeout -s KILL "$tmo" qemu-system-x86_64 -machine pc,accel=tcg -cpu max \
 		-smp 2 -m 3G -nographic -no-reboot -nic none \
 		-device virtio-rng-pci \
 		-kernel "/boot/vmlinuz-$k" -initrd "$root/build/$k/initramfs.gz" \
-		-append "console=ttyS0,115200 loglevel=5 $quiet panic=-1 slub_debug=FZPU log_buf_len=8M mitigations=off scsi_mod.scan=sync rdinit=/init awkit_root=$root awkit_kver=$k awkit_mode=$mode awkit_case=$case_ $extra" \
+		-append "console=ttyS0,115200 loglevel=5 $quiet panic=-1 $debug log_buf_len=8M mitigations=off scsi_mod.scan=sync rdinit=/init awkit_root=$root awkit_kver=$k awkit_mode=$mode awkit_case=$case_ $extra" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$root,mount_tag=awsrc,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$out,mount_tag=awout,security_model=none" \
