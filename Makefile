@@ -5,7 +5,7 @@ KVERS := $(KVER)
 else
 KVERS = $(shell sh tests/qemu/kernels.sh)
 endif
-MODULE_DIRS := awscsi awblk
+MODULE_DIRS := awscsi awblk awnvme
 MODULE_SRC := Kbuild include $(MODULE_DIRS)
 HOSTCC ?= gcc
 CFLAGS_HOST := -O2 -g -Wall -Wextra -Werror -Iinclude -Iawscsi

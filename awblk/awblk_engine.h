@@ -15,18 +15,26 @@
 #include <linux/module.h>
 #include "aw_compat.h"
 
+/* What user space told AW_IOC_CREATE about the hardware (copied in). */
+struct awblk_hwinfo {
+	const void *data;	/* NULL: nothing */
+	u32 len;
+};
+
 struct awblk_engine {
 	const char *name;
 	unsigned int id;		/* AW_ENGINE_* of the uapi */
 	struct module *owner;
 	/*
 	 * Can this engine make atomic writes on @lower? Return -ENODEV when
-	 * @lower is not a device for this engine. Otherwise fill @hw with what
-	 * the device promises for the whole disk (bytes; all zero: nothing)
-	 * and return 0; *@priv is handed back to submit and release.
+	 * @lower is not a device for this engine, another negative errno when
+	 * @info is unusable (say why in the kernel log). Otherwise fill @hw
+	 * with what the device promises for the whole disk (bytes; all zero:
+	 * nothing) and return 0; *@priv is handed back to submit and release.
+	 * @info is only valid during the call.
 	 */
-	int (*probe)(struct block_device *lower, struct aw_atomic_hw *hw,
-		     void **priv);
+	int (*probe)(struct block_device *lower, const struct awblk_hwinfo *info,
+		     struct aw_atomic_hw *hw, void **priv);
 	/*
 	 * Write @bio (a write to the lower device, within the limits) as one
 	 * atomic command: never split, never merged. Complete it with

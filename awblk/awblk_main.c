@@ -112,7 +112,7 @@ static struct awblk_engine *find_engine(unsigned int id)
  * demand by alias. Called without awblk_lock (request_module sleeps long).
  */
 static int bind_engine(struct awblk_dev *d, unsigned int id,
-		       struct aw_atomic_hw *hw)
+		       const struct awblk_hwinfo *info, struct aw_atomic_hw *hw)
 {
 	static const unsigned int order[] = { AW_ENGINE_SCSI, AW_ENGINE_NVME };
 	unsigned int i;
@@ -138,7 +138,8 @@ static int bind_engine(struct awblk_dev *d, unsigned int id,
 			e = NULL;
 		mutex_unlock(&awblk_lock);
 		if (e) {
-			ret = e->probe(d->lower.bdev, hw, &d->engine_priv);
+			ret = e->probe(d->lower.bdev, info, hw,
+				       &d->engine_priv);
 			/* Asked for by name, an engine may offer nothing. */
 			if (!ret && (hw->unit_max || id != AW_ENGINE_AUTO)) {
 				d->engine = e;
@@ -150,10 +151,11 @@ static int bind_engine(struct awblk_dev *d, unsigned int id,
 			if (!ret)
 				ret = -ENODEV;	/* probed, but offers nothing */
 		}
-		if (id != AW_ENGINE_AUTO)
+		/* The device is this engine's, but what it was told is wrong. */
+		if (id != AW_ENGINE_AUTO || (ret && ret != -ENODEV))
 			break;
 	}
-	if (id == AW_ENGINE_AUTO) {
+	if (id == AW_ENGINE_AUTO && (!ret || ret == -ENODEV)) {
 		/* Nothing claims the device: a plain pass-through. */
 		memset(hw, 0, sizeof(*hw));
 		return 0;
@@ -807,6 +809,9 @@ static int check_create(const struct aw_create *c)
 		return -EINVAL;
 	if (c->unit_max > U32_MAX || c->untorn > U32_MAX)
 		return -EINVAL;
+	if (c->hwinfo_len > AW_HWINFO_MAX || !c->hwinfo != !c->hwinfo_len ||
+	    (c->hwinfo_len && c->engine == AW_ENGINE_NONE))
+		return -EINVAL;
 	return 0;
 }
 
@@ -859,9 +864,27 @@ static void teardown_disk(struct awblk_dev *d)
 	d->disk = NULL;
 }
 
+/* The engine's hardware facts from user space, copied in whole or not at all. */
+static int copy_hwinfo(const struct aw_create *c, struct awblk_hwinfo *info)
+{
+	void *data;
+
+	info->data = NULL;
+	info->len = 0;
+	if (!c->hwinfo_len)
+		return 0;
+	data = memdup_user(u64_to_user_ptr(c->hwinfo), c->hwinfo_len);
+	if (IS_ERR(data))
+		return PTR_ERR(data);
+	info->data = data;
+	info->len = c->hwinfo_len;
+	return 0;
+}
+
 static int awblk_create(struct aw_create *c)
 {
 	dev_t devt = MKDEV(c->lower_major, c->lower_minor);
+	struct awblk_hwinfo info;
 	struct aw_atomic_hw hw;
 	struct awblk_dev *d;
 	int ret = check_create(c);
@@ -892,7 +915,11 @@ static int awblk_create(struct aw_create *c)
 	ret = bioset_init(&d->bs, BIO_POOL_SIZE, 0, 0);
 	if (ret)
 		goto fail;
-	ret = bind_engine(d, c->engine, &hw);
+	ret = copy_hwinfo(c, &info);
+	if (ret)
+		goto fail;
+	ret = bind_engine(d, c->engine, &info, &hw);
+	kfree(info.data);
 	if (ret) {
 		pr_info_ratelimited("engine %s cannot drive %pg: error %d\n",
 				    engine_names[c->engine], d->lower.bdev,

@@ -179,3 +179,21 @@ int awnvme_id_parse(const u8 *ctrl, u32 ctrl_len, const u8 *ns, u32 ns_len,
 	out->max_bytes = (u32)atomic_bs;
 	return 0;
 }
+
+/*
+ * NVMe has no atomic command: a write is atomic only when it is no larger
+ * than atomic_bs and does not cross the boundary, so each one is checked
+ * again right before it goes to the namespace.
+ */
+bool awnvme_write_ok(const struct awnvme_id_info *id, u64 off, u64 len)
+{
+	if (!id->atomic_bs || !len || len > id->atomic_bs)
+		return false;
+	if ((off | len) & (id->lbs - 1))
+		return false;
+	if (id->boundary &&
+	    (off & ~((u64)id->boundary - 1)) !=
+	    ((off + len - 1) & ~((u64)id->boundary - 1)))
+		return false;
+	return true;
+}

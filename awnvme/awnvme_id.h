@@ -60,4 +60,11 @@ struct awnvme_id_info {
 int awnvme_id_parse(const u8 *ctrl, u32 ctrl_len, const u8 *ns, u32 ns_len,
 		    u32 dev_lbs, struct awnvme_id_info *out, const char **why);
 
+/*
+ * Is a write of @len bytes at byte @off of the namespace atomic on it: no
+ * larger than atomic_bs, whole logical blocks, within one boundary window?
+ * False for a namespace without atomic writes.
+ */
+bool awnvme_write_ok(const struct awnvme_id_info *id, u64 off, u64 len);
+
 #endif /* AWNVME_ID_H */

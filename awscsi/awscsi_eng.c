@@ -31,8 +31,9 @@ struct scsi_eng {
 	struct bio_set bs;	/* passthrough bios (6.1) */
 };
 
-static int scsi_eng_probe(struct block_device *lower, struct aw_atomic_hw *hw,
-			  void **priv)
+static int scsi_eng_probe(struct block_device *lower,
+			  const struct awblk_hwinfo *info,
+			  struct aw_atomic_hw *hw, void **priv)
 {
 	struct device *parent = disk_to_dev(lower->bd_disk)->parent;
 	struct scsi_device *sdev;
@@ -47,6 +48,11 @@ static int scsi_eng_probe(struct block_device *lower, struct aw_atomic_hw *hw,
 	sdev = to_scsi_device(parent);
 	if (sdev->type != TYPE_DISK)
 		return -ENODEV;
+	/* Everything comes from the disk itself: nothing else is taken. */
+	if (info && info->data) {
+		pr_info("%pg: the SCSI engine takes no hardware info\n", lower);
+		return -EINVAL;
+	}
 	get_device(&sdev->sdev_gendev);
 	e = kzalloc(sizeof(*e), GFP_KERNEL);
 	b0 = kzalloc(64, GFP_KERNEL);

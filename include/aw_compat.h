@@ -73,6 +73,26 @@ struct aw_atomic_hw {
 };
 
 /*
+ * The atomic limits the kernel itself derived for @bdev's queue (6.11+ has
+ * them for NVMe and SCSI); false where the kernel knows none.
+ */
+static inline bool aw_kernel_atomic_hw(struct block_device *bdev,
+				       struct aw_atomic_hw *hw)
+{
+#if AW_NATIVE_ATOMIC
+	struct request_queue *q = bdev_get_queue(bdev);
+
+	hw->unit_min = queue_atomic_write_unit_min_bytes(q);
+	hw->unit_max = queue_atomic_write_unit_max_bytes(q);
+	hw->max_bytes = queue_atomic_write_max_bytes(q);
+	hw->boundary = queue_atomic_write_boundary_bytes(q);
+	return hw->unit_min && hw->unit_max;
+#else
+	return false;
+#endif
+}
+
+/*
  * A bio-based disk whose limits are the lower device's (block sizes, bio
  * size, segments, discard, write zeroes, write cache and FUA) and whose
  * native atomic limits, where the kernel has them, are @hw.
@@ -129,6 +149,13 @@ static inline void aw_bio_set_atomic(struct bio *bio)
 {
 #if AW_NATIVE_ATOMIC
 	bio->bi_opf |= REQ_ATOMIC;
+#endif
+}
+
+static inline void aw_bio_clear_atomic(struct bio *bio)
+{
+#if AW_NATIVE_ATOMIC
+	bio->bi_opf &= ~REQ_ATOMIC;
 #endif
 }
 

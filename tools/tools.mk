@@ -15,7 +15,7 @@ AW_CFLAGS := -O2 -g -Wall -Wextra -Werror -Iinclude/uapi -Itools
 AW_UAPI := include/uapi/awkit.h
 AW_TOOLS := build/tools/awctl build/lib/libaw.so.0 build/lib/libaw.so \
 	build/lib/libaw.a build/lib/aw.pc build/tools/awfuzz \
-	build/tools/aw_libtest build/tools/nvme_id.o
+	build/tools/aw_libtest
 
 .PHONY: awtools install-tools
 
@@ -43,15 +43,10 @@ build/lib/aw.pc: tools/aw.pc.in tools/tools.mk
 	$(call aw_pc,$<) >$@
 
 # awctl carries libaw in it: nothing to find at run time.
-build/tools/awctl: tools/awctl.c tools/libaw.h $(AW_UAPI) build/lib/libaw.a
+build/tools/awctl: tools/awctl.c tools/nvme_id.c tools/nvme_id.h tools/libaw.h \
+		$(AW_UAPI) build/lib/libaw.a
 	@mkdir -p build/tools
-	$(HOSTCC) $(AW_CFLAGS) -o $@ $< build/lib/libaw.a
-
-# NVMe Identify from user space: only compiled for now, so it stays
-# warning-free; a tool links it once it uses it.
-build/tools/nvme_id.o: tools/nvme_id.c tools/nvme_id.h
-	@mkdir -p build/tools
-	$(HOSTCC) $(AW_CFLAGS) -c -o $@ $<
+	$(HOSTCC) $(AW_CFLAGS) -o $@ $< tools/nvme_id.c build/lib/libaw.a
 
 build/tools/awfuzz: tests/tools/awfuzz.c $(AW_UAPI)
 	@mkdir -p build/tools

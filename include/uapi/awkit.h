@@ -30,7 +30,26 @@ struct aw_create {
 	__u64 unit_max;		/* in: cap on atomic_write_unit_max, bytes; 0: none (< 2^32) */
 	__u64 untorn;		/* in: untorn unit, bytes; 0: off (< 2^32) */
 	__u32 index;		/* out: N of /dev/awblkN */
-	__u32 reserved[9];	/* must be 0 */
+	__u32 hwinfo_len;	/* in: bytes at hwinfo; 0: none (<= AW_HWINFO_MAX) */
+	__u64 hwinfo;		/* in: user address of hardware facts for the engine */
+	__u32 reserved[6];	/* must be 0 */
+};
+
+#define AW_HWINFO_MAX		16384
+
+/*
+ * hwinfo: what an engine needs to know of the hardware and cannot learn in
+ * the kernel. Only the NVMe engine takes any: the namespace's Identify data,
+ * read by user space with the NVMe admin passthrough ioctl (as nvme-cli
+ * does). The other engines, and --engine none, refuse it with EINVAL.
+ */
+#define AW_HWINFO_NVME_ID	1
+struct aw_nvme_id {
+	__u32 type;		/* AW_HWINFO_NVME_ID */
+	__u32 nsid;		/* the namespace the data describes */
+	__u64 reserved;		/* must be 0 */
+	__u8 ctrl[4096];	/* Identify Controller (CNS 01h) */
+	__u8 ns[4096];		/* Identify Namespace (CNS 00h) of nsid */
 };
 
 /* AW_IOC_REMOVE on the control node. */

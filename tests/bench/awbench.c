@@ -3,10 +3,15 @@
  * awbench: N writer threads doing BS-byte writes at random aligned offsets
  * of DEV for SECONDS; prints IOPS and p50/p99 latency in microseconds.
  *
- *   awbench DEV atomic|rwf|plain BS THREADS SECONDS
- *	atomic: aw_pwrite_atomic() from libaw (the awblk ioctl, or RWF_ATOMIC)
- *	rwf:    pwritev2() with RWF_ATOMIC and O_DIRECT (Linux 6.11 and later)
- *	plain:  pwrite() with O_DIRECT
+ *   awbench DEV MODE BS THREADS SECONDS
+ *	atomic:       aw_pwrite_atomic() from libaw (RWF_ATOMIC or the awblk ioctl)
+ *	atomic-dsync: the same with AW_WRITE_DSYNC: durable on return (FUA)
+ *	rwf:          pwritev2() with RWF_ATOMIC and O_DIRECT (Linux 6.11+)
+ *	plain:        pwrite() with O_DIRECT
+ *	doublewrite:  what InnoDB does to survive torn pages, durable on return:
+ *	              the page to a doublewrite slot of the thread's own (in the
+ *	              last THREADS * BS bytes of DEV), fdatasync, the page in
+ *	              place, fdatasync
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,18 +30,25 @@
 #include "libaw.h"
 
 #define MAX_LAT	(1 << 20)
+#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
 #ifndef RWF_ATOMIC
 #define RWF_ATOMIC	0x00000040
 #endif
 
-enum mode { PLAIN, ATOMIC, RWF };
+enum mode { PLAIN, ATOMIC, ATOMIC_DSYNC, RWF, DOUBLEWRITE };
+
+static const char *const mode_names[] = {
+	[PLAIN] = "plain", [ATOMIC] = "atomic", [ATOMIC_DSYNC] = "atomic-dsync",
+	[RWF] = "rwf", [DOUBLEWRITE] = "doublewrite",
+};
 
 struct worker {
 	pthread_t t;
 	int fd;
 	enum mode mode;
 	size_t bs;
-	uint64_t units;
+	uint64_t units;		/* in-place units: the doublewrite area excluded */
+	off_t slot;		/* this thread's doublewrite slot */
 	unsigned int seed;
 	double end;
 	long n;
@@ -49,6 +61,16 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static ssize_t doublewrite(struct worker *w, void *buf, off_t off)
+{
+	if (pwrite(w->fd, buf, w->bs, w->slot) != (ssize_t)w->bs ||
+	    fdatasync(w->fd))
+		return -1;
+	if (pwrite(w->fd, buf, w->bs, off) != (ssize_t)w->bs)
+		return -1;
+	return fdatasync(w->fd) ? -1 : (ssize_t)w->bs;
 }
 
 static void *run(void *arg)
@@ -67,6 +89,11 @@ static void *run(void *arg)
 
 		if (w->mode == ATOMIC)
 			r = aw_pwrite_atomic(w->fd, buf, w->bs, off, 0);
+		else if (w->mode == ATOMIC_DSYNC)
+			r = aw_pwrite_atomic(w->fd, buf, w->bs, off,
+					     AW_WRITE_DSYNC);
+		else if (w->mode == DOUBLEWRITE)
+			r = doublewrite(w, buf, off);
 		else if (w->mode == RWF)
 			r = pwritev2(w->fd, &iov, 1, off, RWF_ATOMIC);
 		else
@@ -95,6 +122,7 @@ int main(int argc, char **argv)
 {
 	int threads, secs, i, fd;
 	enum mode mode;
+	size_t m;
 	struct worker *w;
 	uint64_t size;
 	long total = 0, k = 0;
@@ -103,16 +131,14 @@ int main(int argc, char **argv)
 	double t0, t1;
 
 	if (argc != 6) {
-		fprintf(stderr, "usage: awbench DEV atomic|rwf|plain BS THREADS SECONDS\n");
+		fprintf(stderr, "usage: awbench DEV atomic|atomic-dsync|rwf|plain|doublewrite BS THREADS SECONDS\n");
 		return 1;
 	}
-	if (!strcmp(argv[2], "atomic")) {
-		mode = ATOMIC;
-	} else if (!strcmp(argv[2], "rwf")) {
-		mode = RWF;
-	} else if (!strcmp(argv[2], "plain")) {
-		mode = PLAIN;
-	} else {
+	for (m = 0; m < ARRAY_LEN(mode_names); m++)
+		if (!strcmp(argv[2], mode_names[m]))
+			break;
+	mode = m;
+	if (m == ARRAY_LEN(mode_names)) {
 		fprintf(stderr, "awbench: unknown mode %s\n", argv[2]);
 		return 1;
 	}
@@ -124,13 +150,18 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
+	if (size / bs <= (uint64_t)threads) {
+		fprintf(stderr, "awbench: %s is too small\n", argv[1]);
+		return 1;
+	}
 	w = calloc(threads, sizeof(*w));
 	t0 = now();
 	for (i = 0; i < threads; i++) {
 		w[i].fd = fd;
 		w[i].mode = mode;
 		w[i].bs = bs;
-		w[i].units = size / bs;
+		w[i].units = size / bs - (mode == DOUBLEWRITE ? threads : 0);
+		w[i].slot = (off_t)(size / bs - threads + i) * bs;
 		w[i].seed = i + 1;
 		w[i].end = t0 + secs;
 		w[i].lat = malloc(sizeof(float) * MAX_LAT);

@@ -1,13 +1,27 @@
 #!/bin/sh
 # In the guest: awkit against its peers on the same backing store, in one
 # boot, alternating runs (A B A B ...), printing for every comparison the
-# median, min and max of the ratio next to its target.
+# median, min and max of the ratio next to its target. Everything runs on
+# disks with the `none` scheduler (the first row shows why).
 #
-#   awscsi vs scsi_debug      4 KiB random read/write, QD16 (fio, libaio, O_DIRECT)
-#   awblk vs the raw disk     the same, awblk pass-through over an awscsi disk
-#   awblk vs dm-linear        the same, dm-linear over the same disk
-#   awblk atomic vs plain     16 KiB writes, 16 threads: atomic writes through
-#                             awblk (libaw) against plain O_DIRECT writes to the disk
+#   sd + mq-deadline / none   why: mq-deadline serializes these emulated disks
+#   awscsi / scsi_debug       fio 4 KiB random read/write, QD16, libaio, O_DIRECT
+#   awblk / raw, / dm-linear  the same job: awblk pass-through against the disk
+#                             itself and against dm-linear over it
+#   untorn / plain awblk      fio 16 and 64 KiB random writes on awblk --untorn 16k
+#   atomic / plain            16 KiB writes, 1/4/16 threads (awbench): atomic
+#                             writes through awblk against plain O_DIRECT writes
+#                             to the disk below, over an awscsi disk (SCSI
+#                             engine) and an NVMe/TCP loopback namespace (NVMe)
+#   awblk / scsi_debug        (6.11+) the same atomic writes against RWF_ATOMIC
+#                             on scsi_debug atomic_wr=1, the upstream path
+#   atomic+DSYNC / doublewrite  durable atomic writes against InnoDB's answer
+#                             to torn pages, both on an awscsi disk with its
+#                             volatile write cache on
+#
+# Outputs in $AWKIT_OUT: bench.txt (the Markdown rows), bench.jsonl (one JSON
+# object a row), threads.dat (throughput and latency against threads for the
+# chart). tests/bench/report.sh turns them into the results on the host.
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
 reps=${AWKIT_BENCH_REPS:-5}
 secs=${AWKIT_BENCH_SECS:-5}
@@ -15,34 +29,81 @@ secs=${AWKIT_BENCH_SECS:-5}
 AWCTL=$AWKIT_ROOT/build/tools/awctl
 AWB=$AWKIT_ROOT/build/tools/awbench
 out=$AWKIT_OUT/bench.txt
-: >$out
+json=$AWKIT_OUT/bench.jsonl
+dat=$AWKIT_OUT/threads.dat
+: >$out; : >$json; : >$dat
 
-iops() { # DEV RW
+# fio_iops DEV RW [BS]: IOPS of one fio run, QD16, libaio, O_DIRECT.
+fio_iops() {
 	fio --name=b --filename=$1 --ioengine=libaio --direct=1 --rw=$2 \
-		--bs=4k --iodepth=16 --size=200M --time_based --runtime=$secs \
+		--bs=${3:-4k} --iodepth=16 --size=200M --time_based --runtime=$secs \
 		--randrepeat=0 --output-format=terse --terse-version=3 2>/dev/null |
-		awk -F';' -v rw=$2 '{ print (rw == "randread") ? $8 : $49 }'
+		awk -F';' -v rw=$2 '{ print (rw ~ /read/) ? $8 : $49 }'
 }
+iops() { fio_iops "$@"; }
 
-# row LABEL TARGET FILE: FILE holds one ratio a line.
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+num() { awk '{ printf "%.3f\n", $1 }'; }	# bc prints .95: JSON wants 0.950
+
+# row LABEL TARGET FILE: FILE holds one ratio a line. TARGET 0: none.
 row() {
-	sort -n "$3" >/tmp/sorted
-	med=$(awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }' /tmp/sorted)
-	min=$(head -n 1 /tmp/sorted)
-	max=$(tail -n 1 /tmp/sorted)
-	if [ "$(echo "$med >= $2" | bc)" = 1 ]; then v="meets"; else v="short by $(echo "$2 - $med" | bc)"; fi
-	echo "| $1 | $med | $min | $max | >= $2 | $v |" >>$out
+	med=$(median <"$3" | num)
+	min=$(sort -n "$3" | head -n 1 | num)
+	max=$(sort -n "$3" | tail -n 1 | num)
+	if [ "$2" = 0 ]; then
+		t="" v="(no target)"
+	elif [ "$(echo "$med >= $2" | bc)" = 1 ]; then
+		t=">= $2" v="meets"
+	else
+		t=">= $2" v="short by $(echo "$2 - $med" | bc)"
+	fi
+	echo "| $1 | $med | $min | $max | $t | $v |" >>$out
+	echo "{\"comparison\": \"$1\", \"median\": $med, \"min\": $min, \"max\": $max, \"target\": $2, \"verdict\": \"$v\", \"ratios\": [$(paste -sd, "$3")]}" >>$json
 }
 
 ratio() { echo "scale=3; $1 / $2" | bc; }
 
-aw_load_awblk || exit 1
+# awbench output "iops N p50_us N p99_us N" -> field N (2 iops, 4 p50, 6 p99).
+f() { echo "$1" | awk -v n=$2 '{ print $n }'; }
+
+# point PATH THREADS FILE: the median IOPS, p50 and p99 of FILE's awbench
+# lines, for the chart and the latency table.
+point() {
+	echo "\"$1\" $2 $(awk '{ print $2 }' $3 | median) $(awk '{ print $4 }' $3 | median) $(awk '{ print $6 }' $3 | median)" >>$dat
+}
+
+# compare A-LABEL A-CMD B-LABEL B-CMD ROW-LABEL TARGET: awbench runs of A
+# and B alternating (A B B A A B ...), the ratio A/B per pair, a row, and
+# the chart points of both for $t threads.
+compare() {
+	: >/tmp/r; : >/tmp/a; : >/tmp/b
+	for i in $(seq $reps); do
+		if [ $((i % 2)) = 1 ]; then
+			x=$($2); y=$($4)
+		else
+			y=$($4); x=$($2)
+		fi
+		[ -n "$x" ] && [ -n "$y" ] || { echo "awbench failed: $2 / $4"; exit 1; }
+		echo "  $5 run $i: $1($x) $3($y)"
+		echo "$x" >>/tmp/a; echo "$y" >>/tmp/b
+		ratio $(f "$x" 2) $(f "$y" 2) >>/tmp/r
+	done
+	row "$5" $6 /tmp/r
+	point "$1" $t /tmp/a
+	point "$3" $t /tmp/b
+}
+
+aw_load_awnvme || exit 1
 modprobe dm_mod
-modprobe scsi_debug dev_size_mb=256 delay=0 || exit 1
-aw_insmod awscsi dev_size_mb=256 physblk_exp=5 atomic_wr=1 atomic_wr_max_length=128 atomic_wr_align=32 atomic_wr_gran=32 || exit 1
+P="dev_size_mb=256 physblk_exp=5"
+A="atomic_wr=1 atomic_wr_max_length=128 atomic_wr_align=32 atomic_wr_gran=32"
+# scsi_debug has atomic writes from 6.11: the upstream path to measure.
+sdA=""
+aw_kernel_at_least 6 11 && sdA=$A
+modprobe scsi_debug $P delay=0 $sdA || exit 1
+aw_insmod awscsi $P $A || exit 1
 a=$(aw_disks awscsi) || exit 1
 s=$(aw_disks scsi_debug) || exit 1
-for d in $a $s; do echo none >/sys/block/$d/queue/scheduler; done
 sectors=$(cat /sys/block/$a/size)
 # awscsi allocates its store as blocks are first written: fill the region
 # the benchmarks touch, so no run pays for allocation that another skipped.
@@ -51,23 +112,38 @@ for d in $a $s; do
 		--rw=write --bs=1M --iodepth=4 --size=200M >/dev/null 2>&1
 done
 
+echo "== the scheduler: sd with mq-deadline against sd with none (4 KiB randread, QD16)"
+: >/tmp/r
+for i in $(seq $reps); do
+	echo mq-deadline >/sys/block/$a/queue/scheduler
+	x=$(iops /dev/$a randread)
+	echo none >/sys/block/$a/queue/scheduler
+	y=$(iops /dev/$a randread)
+	echo "  run $i: mq-deadline $x, none $y IOPS"
+	ratio $x $y >>/tmp/r
+done
+row "sd + mq-deadline / sd + none, 4 KiB randread QD16" 0 /tmp/r
+for d in $a $s; do echo none >/sys/block/$d/queue/scheduler; done
+
 echo "== awscsi vs scsi_debug (4 KiB, QD16)"
 for rw in randread randwrite; do
 	: >/tmp/r
-	iops /dev/$a $rw >/dev/null
-	iops /dev/$s $rw >/dev/null
 	for i in $(seq $reps); do
-		x=$(iops /dev/$a $rw); y=$(iops /dev/$s $rw)
+		if [ $((i % 2)) = 1 ]; then
+			x=$(iops /dev/$a $rw); y=$(iops /dev/$s $rw)
+		else
+			y=$(iops /dev/$s $rw); x=$(iops /dev/$a $rw)
+		fi
 		echo "  $rw $i: awscsi $x, scsi_debug $y IOPS"
 		ratio $x $y >>/tmp/r
 	done
 	row "awscsi / scsi_debug, 4 KiB $rw QD16" 0.80 /tmp/r
 done
 
-awblk_iops() { # RW
+awblk_iops() { # RW [BS] [CREATE-OPTIONS]
 	local dev
-	dev=$($AWCTL create /dev/$a) || return 1
-	iops $dev $1
+	dev=$($AWCTL create /dev/$a $3) || return 1
+	fio_iops $dev $1 $2
 	$AWCTL remove $dev
 }
 
@@ -100,29 +176,80 @@ for rw in randread randwrite; do
 	row "awblk / dm-linear, 4 KiB $rw QD16" 1.00 /tmp/r2
 done
 
-echo "== awblk atomic 16 KiB writes vs plain 16 KiB O_DIRECT writes"
-dev=$($AWCTL create /dev/$a) || exit 1
-for t in 1 4 16; do
+echo "== untorn mode (16 KiB units) against plain awblk: fio random writes, QD16"
+for bs in 16k 64k; do
 	: >/tmp/r
 	for i in $(seq $reps); do
-		x=$($AWB $dev atomic 16384 $t $secs)
-		y=$($AWB /dev/$a plain 16384 $t $secs)
-		echo "  threads $t run $i: atomic($x) plain($y)"
-		ratio $(echo "$x" | awk '{print $2}') $(echo "$y" | awk '{print $2}') >>/tmp/r
-		echo "atomic $t $x" >>$AWKIT_OUT/latency.txt
-		echo "plain $t $y" >>$AWKIT_OUT/latency.txt
+		if [ $((i % 2)) = 1 ]; then
+			x=$(awblk_iops randwrite $bs "--untorn 16k")
+			y=$(awblk_iops randwrite $bs)
+		else
+			y=$(awblk_iops randwrite $bs)
+			x=$(awblk_iops randwrite $bs "--untorn 16k")
+		fi
+		[ -n "$x" ] && [ -n "$y" ] || exit 1
+		echo "  $bs $i: untorn $x, plain $y IOPS"
+		ratio $x $y >>/tmp/r
 	done
-	target=0.90
-	[ $t = 16 ] || target=0.00
-	row "awblk atomic / plain, 16 KiB writes, $t threads" $target /tmp/r
+	row "awblk untorn 16k / awblk, fio $bs randwrite QD16" 0 /tmp/r
+done
+
+echo "== atomic 16 KiB writes through awblk vs plain 16 KiB O_DIRECT writes (SCSI)"
+dev=$($AWCTL create /dev/$a) || exit 1
+for t in 1 4 16; do
+	target=0; [ $t = 16 ] && target=0.90
+	compare "awblk atomic (SCSI)" "$AWB $dev atomic 16384 $t $secs" \
+		"plain O_DIRECT (SCSI)" "$AWB /dev/$a plain 16384 $t $secs" \
+		"awblk atomic / plain, SCSI, 16 KiB, $t threads" $target
+done
+if aw_kernel_at_least 6 11; then
+	echo "== the same atomic writes vs RWF_ATOMIC on scsi_debug atomic_wr=1 (upstream)"
+	for t in 1 4 16; do
+		compare "awblk atomic (SCSI)" "$AWB $dev atomic 16384 $t $secs" \
+			"scsi_debug RWF_ATOMIC" "$AWB /dev/$s rwf 16384 $t $secs" \
+			"awblk atomic (awscsi) / RWF_ATOMIC (scsi_debug), 16 KiB, $t threads" 0
+	done
+fi
+$AWCTL remove $dev
+aw_unload awscsi scsi_debug
+
+echo "== durable atomic writes vs InnoDB-style doublewrite (write cache on)"
+aw_insmod awscsi $P $A write_cache=1 || exit 1
+a=$(aw_disks awscsi) || exit 1
+echo none >/sys/block/$a/queue/scheduler
+fio --name=fill --filename=/dev/$a --ioengine=libaio --direct=1 \
+	--rw=write --bs=1M --iodepth=4 --size=256M >/dev/null 2>&1
+dev=$($AWCTL create /dev/$a) || exit 1
+for t in 1 4 16; do
+	compare "awblk atomic+DSYNC (SCSI)" "$AWB $dev atomic-dsync 16384 $t $secs" \
+		"doublewrite (SCSI)" "$AWB /dev/$a doublewrite 16384 $t $secs" \
+		"awblk atomic+DSYNC / doublewrite, SCSI, 16 KiB, $t threads" 0
 done
 $AWCTL remove $dev
+aw_unload awscsi
+
+echo "== atomic 16 KiB writes over NVMe/TCP on loopback (nvmet over an awscsi disk)"
+aw_insmod awscsi $P || exit 1
+a=$(aw_disks awscsi) || exit 1
+echo none >/sys/block/$a/queue/scheduler
+aw_nvmet_setup && aw_nvmet_export $a || exit 1
+ns=$(aw_nvme_disks Linux 1) || exit 1
+ns=${ns% }
+dev=$($AWCTL create /dev/$ns) || exit 1
+for t in 1 4 16; do
+	target=0; [ $t = 16 ] && target=0.90
+	compare "awblk atomic (NVMe/TCP)" "$AWB $dev atomic 16384 $t $secs" \
+		"plain O_DIRECT (NVMe/TCP)" "$AWB /dev/$ns plain 16384 $t $secs" \
+		"awblk atomic / plain, NVMe/TCP, 16 KiB, $t threads" $target
+done
+$AWCTL remove $dev
+aw_nvmet_unexport
 
 echo
 echo "| comparison ($(uname -r)) | median ratio | min | max | target | verdict |"
 echo "|---|---|---|---|---|---|"
 cat $out
 echo
-echo "latency (us), last run of each: kind threads iops N p50_us N p99_us N"
-sort -u -k1,2 $AWKIT_OUT/latency.txt 2>/dev/null
+echo "16 KiB writes: path, threads, median IOPS, p50 us, p99 us"
+sort -u $dat
 aw_cleanup

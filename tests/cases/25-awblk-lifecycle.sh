@@ -38,7 +38,7 @@ def err(**kw):
         return 0
     except OSError as e:
         return e.errno
-for kw in ({"flags": 1}, {"reserved": [0] * 8 + [1]}, {"untorn": 3 << 12}, {"unit_max": 1 << 40}):
+for kw in ({"flags": 1}, {"reserved": [0] * 5 + [1]}, {"hwinfo": b"\0" * 16}, {"untorn": 3 << 12}, {"unit_max": 1 << 40}):
     got = err(**kw)
     print("create %s -> %s" % (kw, errno.errorcode.get(got, got)))
     assert got == errno.EINVAL, kw

@@ -76,10 +76,78 @@ aw_load_awblk() {
 	aw_load_scsi && aw_insmod awblk && insmod "$AW_MOD/awscsi/awscsi_engine.ko"
 }
 
+# Load awblk with the NVMe engine (and the SCSI one).
+aw_load_awnvme() { aw_load_awblk && aw_insmod awnvme; }
+
+# aw_nvme_disks MODEL [N]: the namespaces (nvme0n1 ...) of the NVMe
+# controllers whose model starts with MODEL (QEMU: QEMU's emulated ones;
+# Linux: nvmet's), waiting for N to appear. Sorted by logical block size,
+# then name. (A multipath head's device is its subsystem, which has a model.)
+aw_nvme_disks() {
+	model=$1; want=${2:-1}; i=0
+	while :; do
+		list=""
+		for b in /sys/block/nvme*n*; do
+			[ -e "$b" ] || continue
+			case "$(cat "$b/device/model" 2>/dev/null)" in
+			"$model"*) ;;
+			*) continue ;;
+			esac
+			n=${b##*/}
+			[ -b "/dev/$n" ] && [ "$(cat "$b/size")" != 0 ] &&
+				list="$list $(cat "$b/queue/logical_block_size"):$n"
+		done
+		n=$(echo $list | wc -w)
+		if [ "$n" -ge "$want" ]; then
+			echo $list | tr ' ' '\n' | sort -t: -k1,1n -k2 | cut -d: -f2 | tr '\n' ' '
+			echo
+			return 0
+		fi
+		i=$((i + 1))
+		[ $i -gt 300 ] && { echo "aw_nvme_disks: $n of $want $model namespaces" >&2; return 1; }
+		sleep 0.1
+	done
+}
+
+# NVMe over TCP on the guest's own loopback, with Linux's target (nvmet).
+AW_NVMET=/sys/kernel/config/nvmet
+AW_NQN=nqn.2026-12.org.awkit:loop
+
+aw_nvmet_setup() {
+	for m in nvmet nvmet_tcp nvme_tcp; do modprobe $m || return 1; done
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config || return 1
+	ip link set lo up
+}
+
+# aw_nvmet_export BLOCKNAME: export it on 127.0.0.1:4420 and connect to it.
+aw_nvmet_export() {
+	S=$AW_NVMET/subsystems/$AW_NQN P=$AW_NVMET/ports/1
+	mkdir $S && echo 1 >$S/attr_allow_any_host &&
+	mkdir $S/namespaces/1 && echo -n "/dev/$1" >$S/namespaces/1/device_path &&
+	echo 1 >$S/namespaces/1/enable &&
+	mkdir $P && echo tcp >$P/addr_trtype && echo ipv4 >$P/addr_adrfam &&
+	echo 127.0.0.1 >$P/addr_traddr && echo 4420 >$P/addr_trsvcid &&
+	ln -s $S $P/subsystems/$AW_NQN &&
+	echo "transport=tcp,traddr=127.0.0.1,trsvcid=4420,nqn=$AW_NQN" >/dev/nvme-fabrics
+}
+
+# Disconnect every NVMe/TCP controller and take the export down.
+aw_nvmet_unexport() {
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat $c/transport 2>/dev/null)" = tcp ] && echo 1 >$c/delete_controller
+	done
+	rm -f $AW_NVMET/ports/1/subsystems/$AW_NQN
+	rmdir $AW_NVMET/ports/1 2>/dev/null
+	[ -d $AW_NVMET/subsystems/$AW_NQN ] || return 0
+	echo 0 >$AW_NVMET/subsystems/$AW_NQN/namespaces/1/enable
+	rmdir $AW_NVMET/subsystems/$AW_NQN/namespaces/1 $AW_NVMET/subsystems/$AW_NQN
+}
+
 # Remove every awblk device and unload all of awkit's modules.
 aw_cleanup() {
 	for d in /sys/block/awblk*; do
 		[ -e "$d" ] && aw_awblk remove "${d##*awblk}"
 	done
-	aw_unload awscsi_engine awblk awscsi scsi_debug
+	[ -d $AW_NVMET/subsystems/$AW_NQN ] && aw_nvmet_unexport
+	aw_unload awscsi_engine awnvme awblk awscsi scsi_debug
 }

@@ -21,9 +21,17 @@ boot() { # KVER OUTDIR [EXTRA-KERNEL-ARGS]
 	local k=$1 out=$2 extra=${3:-} quiet="" debug=${AWKIT_KDEBUG-slub_debug=FZPU}
 	# Tests run with slab debugging; benchmarks and the demo as users run.
 	[ "$mode" = check ] || { quiet=quiet; debug=""; }
+	# Two emulated NVMe controllers (QEMU: AWUN = AWUPF = 0), one namespace
+	# each, with 512 and 4096-byte LBAs, on fresh sparse files.
+	local nvme="" n
+	for n in 512 4096; do
+		truncate -s 0 "$out/nvme-$n.img" && truncate -s 64M "$out/nvme-$n.img" || return 1
+		nvme="$nvme -drive file=$out/nvme-$n.img,if=none,id=nv$n,format=raw"
+		nvme="$nvme -device nvme,serial=awkit$n,drive=nv$n,logical_block_size=$n,physical_block_size=$n"
+	done
 	timeout -s KILL "$tmo" qemu-system-x86_64 -machine pc,accel=tcg -cpu max \
 		-smp 2 -m 3G -nographic -no-reboot -nic none \
-		-device virtio-rng-pci \
+		-device virtio-rng-pci $nvme \
 		-kernel "/boot/vmlinuz-$k" -initrd "$root/build/$k/initramfs.gz" \
 		-append "console=ttyS0,115200 loglevel=5 $quiet panic=-1 $debug log_buf_len=8M mitigations=off scsi_mod.scan=sync rdinit=/init awkit_root=$root awkit_kver=$k awkit_mode=$mode awkit_case=$case_ $extra" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
@@ -71,8 +79,8 @@ for k in $kvers; do
 	done
 	secs=$(( $(date +%s) - start ))
 	if [ "$mode" = bench ] && [ -s "$out/bench.txt" ]; then
-		mkdir -p "$root/build/bench"
-		cp "$out/bench.txt" "$root/build/bench/$k.md"
+		sh "$root/tests/bench/report.sh" "$out" "$k" "$case_" "$root/build/bench" ||
+			echo "!! kernel $k: the benchmark report failed"
 	fi
 	if [ "$mode" != check ]; then
 		grep -q 'AWKIT-GUEST-DONE' "$out/console.log" ||

@@ -6,7 +6,7 @@ import struct
 
 MAGIC = 0xA7
 ENGINES = {"auto": 0, "none": 1, "scsi": 2, "nvme": 3, "sw": 4}
-CREATE_FMT = "=IIIIQQI9I"      # 72 bytes
+CREATE_FMT = "=IIIIQQIIQ6I"    # 72 bytes
 REMOVE_FMT = "=8I"             # 32
 LIMITS_FMT = "=8IQ8I"          # 72
 WRITE_FMT = "=QQQII4Q"         # 64
@@ -23,17 +23,31 @@ IOC_GET_LIMITS = _ioc(2, 16, struct.calcsize(LIMITS_FMT))
 IOC_ATOMIC_WRITE = _ioc(1, 17, struct.calcsize(WRITE_FMT))
 
 
-def create(lower, engine="auto", unit_max=0, untorn=0, flags=0, reserved=None):
+def create(lower, engine="auto", unit_max=0, untorn=0, flags=0, reserved=None,
+           hwinfo=None, hwinfo_len=None, hwinfo_addr=None):
+    """hwinfo: bytes handed to the engine (e.g. nvme_id()); the length and
+    address can be forced to test the kernel's checks."""
     st = os.stat(lower)
+    hbuf = ctypes.create_string_buffer(hwinfo, len(hwinfo)) if hwinfo else None
+    addr = hwinfo_addr if hwinfo_addr is not None else (ctypes.addressof(hbuf) if hbuf else 0)
+    hlen = hwinfo_len if hwinfo_len is not None else (len(hwinfo) if hwinfo else 0)
     buf = bytearray(struct.pack(CREATE_FMT, os.major(st.st_rdev), os.minor(st.st_rdev),
-                                ENGINES[engine], flags, unit_max, untorn, 0,
-                                *(reserved or [0] * 9)))
+                                ENGINES[engine], flags, unit_max, untorn, 0, hlen, addr,
+                                *(reserved or [0] * 6)))
     fd = os.open("/dev/awblk-control", os.O_RDWR)
     try:
         fcntl.ioctl(fd, IOC_CREATE, buf)
     finally:
         os.close(fd)
     return "/dev/awblk%d" % struct.unpack(CREATE_FMT, bytes(buf))[6]
+
+
+HWINFO_NVME_ID = 1
+
+
+def nvme_id(ctrl, ns, nsid=1, type_=HWINFO_NVME_ID, reserved=0):
+    """struct aw_nvme_id from 4096-byte Identify Controller and Namespace data."""
+    return struct.pack("=IIQ", type_, nsid, reserved) + bytes(ctrl) + bytes(ns)
 
 
 def remove(index, flags=0):

@@ -203,7 +203,15 @@ static void make_struct(unsigned long cmd)
 		c->untorn = pick_bytes();
 		c->index = one_in(4) ? rnd() : 0;
 		if (one_in(6))
-			c->reserved[below(9)] = rnd();
+			c->reserved[below(6)] = rnd();
+		if (one_in(5)) {
+			/* Hardware info: any length, a wild or a real pointer. */
+			c->hwinfo_len = one_in(3) ? (uint32_t)rnd() :
+				below(AW_HWINFO_MAX + 2);
+			c->hwinfo = one_in(3) ? rnd() : (uintptr_t)(buf + PAGE);
+			if (one_in(2))
+				((uint32_t *)(buf + PAGE))[0] = below(3);
+		}
 	} else if (cmd == AW_IOC_REMOVE) {
 		r->index = one_in(2) ? below(16) : (uint32_t)rnd();
 		if (r->index < MAX_PROTECT && protect[r->index])

@@ -494,6 +494,37 @@ static void test_raw(void)
 	CHECK(info.nawupf_bs == 0x305ull * 4096);
 }
 
+/* The submission check: size, block alignment and the boundary window. */
+static void test_write_ok(void)
+{
+	mk(&d, 12);
+	set_ns(&d, AWNVME_NSFEAT_ATOMICS, 3, 0, 15);	/* 16 KiB in 64 KiB */
+	CHECK_OK(parse(4096));
+	CHECK(awnvme_write_ok(&info, 0, 16 * KiB));
+	CHECK(awnvme_write_ok(&info, 48 * KiB, 16 * KiB));
+	CHECK(awnvme_write_ok(&info, 60 * KiB, 4 * KiB));
+	CHECK(awnvme_write_ok(&info, 4 * KiB, 8 * KiB));
+	CHECK(!awnvme_write_ok(&info, 56 * KiB, 16 * KiB));	/* crosses */
+	CHECK(!awnvme_write_ok(&info, 60 * KiB, 8 * KiB));	/* crosses */
+	CHECK(!awnvme_write_ok(&info, 0, 32 * KiB));		/* too big */
+	CHECK(!awnvme_write_ok(&info, 0, 16 * KiB + 4096));
+	CHECK(!awnvme_write_ok(&info, 512, 4096));		/* misaligned */
+	CHECK(!awnvme_write_ok(&info, 0, 512));			/* part block */
+	CHECK(!awnvme_write_ok(&info, 0, 0));
+	CHECK(awnvme_write_ok(&info, 64 * KiB * 1000003ULL, 16 * KiB));
+
+	/* No boundary: any block-aligned write up to atomic_bs. */
+	set_ns(&d, AWNVME_NSFEAT_ATOMICS, 2, 0, 0);	/* 12 KiB */
+	CHECK_OK(parse(4096));
+	CHECK(awnvme_write_ok(&info, 4096, 12 * KiB));
+	CHECK(!awnvme_write_ok(&info, 4096, 16 * KiB));
+
+	/* NABO set: nothing is atomic. */
+	set_ns(&d, AWNVME_NSFEAT_ATOMICS, 3, 1, 0);
+	CHECK_OK(parse(4096));
+	CHECK(!awnvme_write_ok(&info, 0, 4096));
+}
+
 int main(void)
 {
 	test_le();
@@ -510,5 +541,6 @@ int main(void)
 	test_dev_lbs();
 	test_nsze();
 	test_raw();
+	test_write_ok();
 	return unit_summary();
 }
