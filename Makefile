@@ -46,9 +46,9 @@ modules:
 	done
 
 PURE_SRC := awscsi/awscsi_logic.c awscsi/awscsi_vpd.c awblk/awblk_logic.c \
-	awnvme/awnvme_id.c
+	awnvme/awnvme_id.c awblk/awsw_format.c
 PURE_HDR := awscsi/awscsi_logic.h awscsi/awscsi_vpd.h awblk/awblk_logic.h \
-	awnvme/awnvme_id.h include/aw_pure.h
+	awnvme/awnvme_id.h awblk/awsw_format.h include/aw_pure.h
 
 build/unit/%: tests/unit/%.c tests/unit/check.h $(PURE_SRC) $(PURE_HDR)
 	@mkdir -p build/unit

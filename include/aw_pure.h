@@ -60,7 +60,25 @@ static inline u64 aw_get_be64(const u8 *p)
 	return (u64)aw_get_be32(p) << 32 | aw_get_be32(p + 4);
 }
 
-/* NVMe data structures are little-endian. */
+/* NVMe data structures and awkit's own on-disk format are little-endian. */
+static inline void aw_put_le16(u8 *p, u16 v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+}
+
+static inline void aw_put_le32(u8 *p, u32 v)
+{
+	aw_put_le16(p, v);
+	aw_put_le16(p + 2, v >> 16);
+}
+
+static inline void aw_put_le64(u8 *p, u64 v)
+{
+	aw_put_le32(p, v);
+	aw_put_le32(p + 4, v >> 32);
+}
+
 static inline u16 aw_get_le16(const u8 *p)
 {
 	return (u16)(p[0] | p[1] << 8);
