@@ -47,18 +47,19 @@ num() { awk '{ printf "%.3f\n", $1 }'; }	# bc prints .95: JSON wants 0.950
 
 # row LABEL TARGET FILE: FILE holds one ratio a line. TARGET 0: none.
 row() {
+	local med min max tgt verdict
 	med=$(median <"$3" | num)
 	min=$(sort -n "$3" | head -n 1 | num)
 	max=$(sort -n "$3" | tail -n 1 | num)
 	if [ "$2" = 0 ]; then
-		t="" v="(no target)"
+		tgt="" verdict="(no target)"
 	elif [ "$(echo "$med >= $2" | bc)" = 1 ]; then
-		t=">= $2" v="meets"
+		tgt=">= $2" verdict="meets"
 	else
-		t=">= $2" v="short by $(echo "$2 - $med" | bc)"
+		tgt=">= $2" verdict="short by $(echo "$2 - $med" | bc)"
 	fi
-	echo "| $1 | $med | $min | $max | $t | $v |" >>$out
-	echo "{\"comparison\": \"$1\", \"median\": $med, \"min\": $min, \"max\": $max, \"target\": $2, \"verdict\": \"$v\", \"ratios\": [$(paste -sd, "$3")]}" >>$json
+	echo "| $1 | $med | $min | $max | $tgt | $verdict |" >>$out
+	echo "{\"comparison\": \"$1\", \"median\": $med, \"min\": $min, \"max\": $max, \"target\": $2, \"verdict\": \"$verdict\", \"ratios\": [$(num <"$3" | paste -sd,)]}" >>$json
 }
 
 ratio() { echo "scale=3; $1 / $2" | bc; }
@@ -69,6 +70,7 @@ f() { echo "$1" | awk -v n=$2 '{ print $n }'; }
 # point PATH THREADS FILE: the median IOPS, p50 and p99 of FILE's awbench
 # lines, for the chart and the latency table.
 point() {
+	[ -s "$3" ] || return 1
 	echo "\"$1\" $2 $(awk '{ print $2 }' $3 | median) $(awk '{ print $4 }' $3 | median) $(awk '{ print $6 }' $3 | median)" >>$dat
 }
 
@@ -76,6 +78,7 @@ point() {
 # and B alternating (A B B A A B ...), the ratio A/B per pair, a row, and
 # the chart points of both for $t threads.
 compare() {
+	local i x y
 	: >/tmp/r; : >/tmp/a; : >/tmp/b
 	for i in $(seq $reps); do
 		if [ $((i % 2)) = 1 ]; then

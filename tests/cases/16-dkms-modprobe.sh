@@ -1,5 +1,5 @@
 #!/bin/sh
-# The DKMS-installed modules load with plain modprobe.
+# The DKMS-installed modules load with plain modprobe, engines on demand.
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
 aw_load_scsi || fail "sd_mod/sg"
 path=$(modinfo -n awscsi) || fail "modinfo finds no awscsi: is the DKMS package installed for $KVER?"
@@ -21,4 +21,16 @@ done
 [ "$(cat /sys/block/awblk0/awblk/engine)" = scsi ] || fail "engine not scsi: $(cat /sys/block/awblk0/awblk/engine)"
 case "$(modinfo -n awscsi_engine)" in */updates/dkms/*) ;; *) fail "awscsi_engine not from DKMS" ;; esac
 echo "ok: modprobe awblk lower=/dev/$disk gives /dev/awblk0 with the scsi engine"
+aw_cleanup || fail "cleanup"
+# The NVMe engine, on demand too, over QEMU's emulated NVMe: awctl (the
+# tree's) hands it the Identify data.
+modprobe nvme || fail "modprobe nvme"
+ns=$(aw_nvme_disks QEMU 1) || fail "no NVMe namespace"
+ns=${ns%% *}
+modprobe awblk || fail "modprobe awblk"
+dev=$($AWKIT_ROOT/build/tools/awctl create /dev/$ns) || fail "awctl create /dev/$ns"
+[ "$(cat /sys/block/${dev#/dev/}/awblk/engine)" = nvme ] || fail "engine not nvme"
+case "$(modinfo -n awnvme)" in */updates/dkms/*) ;; *) fail "awnvme not from DKMS" ;; esac
+grep -q '^awnvme ' /proc/modules || fail "awnvme is not loaded"
+echo "ok: awctl create /dev/$ns loads the DKMS-installed awnvme on demand"
 aw_cleanup || fail "cleanup"

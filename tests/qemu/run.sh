@@ -9,6 +9,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 kvers=${KVERS:-$(sh "$here/kernels.sh")}
 tmo=${GUEST_TIMEOUT:-1200}
+# A full benchmark runs about half an hour per kernel.
+[ "$mode" = bench ] && tmo=${GUEST_TIMEOUT:-3600}
 [ -n "$kvers" ] || { echo "run.sh: no target kernels installed (make deps)"; exit 1; }
 
 # An oops or panic in the console log before the first case started.
