@@ -7,11 +7,6 @@
 # --force; create refuses an unformatted disk (ENODEV) and a damaged
 # superblock (EINVAL), with the reason in the kernel log, writing nothing.
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
-grep -q awsw "$AWKIT_ROOT/awblk/Kbuild" || skip "the software engine is not in this tree"
-# Until lib.sh has it.
-command -v aw_load_awsw >/dev/null 2>&1 || aw_load_awsw() {
-	aw_load_awblk && modprobe libcrc32c && insmod "$AW_MOD/awblk/awsw.ko"
-}
 AWCTL=$AWKIT_ROOT/build/tools/awctl
 SB="python3 $AWKIT_ROOT/tests/tools/awswsb.py"
 MiB=1048576
@@ -209,5 +204,4 @@ readback "$dev" 262144 262144 /tmp/p33 || fail "256 KiB atomic write does not re
 $AWCTL remove "$dev" || fail "remove $dev"
 echo "ok: 4096-byte blocks: $(cat /tmp/out); unit 4096..262144, a 256 KiB atomic write reads back"
 
-aw_unload awsw || fail "unload awsw"
 aw_cleanup || fail cleanup
