@@ -570,8 +570,17 @@ static void awsw_submit(void *priv, struct bio *bio)
 	}
 	io = new_io(s, bio, true);
 	INIT_WORK(&io->work, atomic_work);
-	if (range_lock(s, &io->range))
+	if (!range_lock(s, &io->range))
+		return;		/* range_grant() queues the work */
+	/*
+	 * Outside of a submit_bio() (the ioctl), the writer's own thread does
+	 * the work: no hand-off. Inside one, bios we submit would wait until
+	 * the caller returns, so a worker must.
+	 */
+	if (current->bio_list)
 		queue_work(s->wq, &io->work);
+	else
+		atomic_work(&io->work);
 }
 
 /* ---- plain I/O ---- */
