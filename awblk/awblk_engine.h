@@ -19,6 +19,7 @@
 struct awblk_hwinfo {
 	const void *data;	/* NULL: nothing */
 	u32 len;
+	bool named;		/* the engine was asked for by name */
 };
 
 struct awblk_engine {
@@ -43,6 +44,22 @@ struct awblk_engine {
 	void (*submit)(void *priv, struct bio *bio);
 	/* The device using @priv is going away. */
 	void (*release)(void *priv);
+
+	/*
+	 * Optional, for engines that keep their own format on the lower
+	 * device (the software engine):
+	 * - geometry: the exported device is @nr sectors starting at sector
+	 *   @start of the lower device (default: all of it). awblk remaps
+	 *   every bio by @start before the engine sees it.
+	 * - submit_plain: every bio that is not an atomic write (reads,
+	 *   writes, flushes, discards), remapped, goes here instead of
+	 *   straight down; the engine submits and completes it. May not sleep
+	 *   long: it runs in the submitter's context.
+	 * - stats: "key value" lines for /sys/block/awblkN/awblk/engine_stats.
+	 */
+	void (*geometry)(void *priv, sector_t *start, sector_t *nr);
+	void (*submit_plain)(void *priv, struct bio *bio);
+	int (*stats)(void *priv, char *buf);
 	struct list_head list;		/* awblk's, not the engine's */
 };
 

@@ -45,6 +45,7 @@ struct awblk_dev {
 	void *engine_priv;
 	struct awblk_limits lim;
 	u32 untorn;
+	sector_t start;			/* of the exported part of lower */
 	u64 size;			/* bytes */
 	struct bio_set bs;
 	struct list_head list;
@@ -114,7 +115,14 @@ static struct awblk_engine *find_engine(unsigned int id)
 static int bind_engine(struct awblk_dev *d, unsigned int id,
 		       const struct awblk_hwinfo *info, struct aw_atomic_hw *hw)
 {
-	static const unsigned int order[] = { AW_ENGINE_SCSI, AW_ENGINE_NVME };
+	/*
+	 * The software engine first: a device that carries its format must
+	 * be used with it (the data sits past the journal), whatever else
+	 * the hardware can do.
+	 */
+	static const unsigned int order[] = {
+		AW_ENGINE_SW, AW_ENGINE_SCSI, AW_ENGINE_NVME
+	};
 	unsigned int i;
 	int ret = -ENODEV;
 
@@ -189,6 +197,7 @@ static void submit_atomic(struct awblk_dev *d, struct bio *bio)
 	atomic64_inc(&d->atomic_writes);
 	atomic64_add(bio->bi_iter.bi_size, &d->atomic_bytes);
 	bio_set_dev(bio, d->lower.bdev);
+	bio->bi_iter.bi_sector += d->start;
 	aw_bio_set_atomic(bio);
 	d->engine->submit(d->engine_priv, bio);
 }
@@ -214,7 +223,11 @@ static void submit_native_atomic(struct awblk_dev *d, struct bio *bio)
 static void remap(struct awblk_dev *d, struct bio *bio)
 {
 	bio_set_dev(bio, d->lower.bdev);
-	submit_bio_noacct(bio);
+	bio->bi_iter.bi_sector += d->start;
+	if (d->engine && d->engine->submit_plain)
+		d->engine->submit_plain(d->engine_priv, bio);
+	else
+		submit_bio_noacct(bio);
 }
 
 /*
@@ -269,7 +282,7 @@ static bool submit_gathered(struct awblk_dev *d, struct bio **parts,
 		kfree(g);
 		return false;
 	}
-	bio->bi_iter.bi_sector = parts[0]->bi_iter.bi_sector;
+	bio->bi_iter.bi_sector = parts[0]->bi_iter.bi_sector + d->start;
 	for (i = 0; i < n; i++) {
 		bio_for_each_segment(bv, parts[i], it) {
 			if (bio_add_page(bio, bv.bv_page, bv.bv_len,
@@ -486,7 +499,7 @@ static struct bio *bio_copy_user(struct awblk_dev *d,
 	bio = bio_alloc(d->lower.bdev, npages, ioctl_opf(w), GFP_KERNEL);
 	if (!bio)
 		return ERR_PTR(-ENOMEM);
-	bio->bi_iter.bi_sector = w->offset >> 9;
+	bio->bi_iter.bi_sector = (w->offset >> 9) + d->start;
 	for (i = 0; i < npages; i++) {
 		unsigned int n = min_t(u64, PAGE_SIZE, w->len - (u64)i * PAGE_SIZE);
 		struct page *page = alloc_page(GFP_KERNEL);
@@ -529,7 +542,7 @@ static struct bio *bio_pin_user(struct awblk_dev *d,
 			ioctl_opf(w), GFP_KERNEL);
 	if (!bio)
 		return NULL;
-	bio->bi_iter.bi_sector = w->offset >> 9;
+	bio->bi_iter.bi_sector = (w->offset >> 9) + d->start;
 	if (bio_iov_iter_get_pages(bio, &it) || iov_iter_count(&it)) {
 		bio_release_pages(bio, false);
 		bio_put(bio);
@@ -672,11 +685,23 @@ static ssize_t counters_show(struct device *dev, struct device_attribute *a,
 }
 static DEVICE_ATTR_RO(counters);
 
+static ssize_t engine_stats_show(struct device *dev,
+				 struct device_attribute *a, char *buf)
+{
+	struct awblk_dev *d = dev_to_awblk(dev);
+
+	if (!d->engine || !d->engine->stats)
+		return 0;
+	return d->engine->stats(d->engine_priv, buf);
+}
+static DEVICE_ATTR_RO(engine_stats);
+
 static struct attribute *awblk_attrs[] = {
 	&dev_attr_engine.attr,
 	&dev_attr_lower.attr,
 	&dev_attr_untorn.attr,
 	&dev_attr_counters.attr,
+	&dev_attr_engine_stats.attr,
 	NULL,
 };
 
@@ -787,10 +812,21 @@ static void derive(struct awblk_dev *d, const struct aw_atomic_hw *hw,
 		.max_hw_sectors = queue_max_hw_sectors(q),
 		.max_segments = queue_max_segments(q),
 		.page_size = PAGE_SIZE,
-		.start = (u64)get_start_sect(b) << 9,
+		.start = (u64)(get_start_sect(b) + d->start) << 9,
 	};
 
 	awblk_derive_limits(&h, &qp, cap, &d->lim);
+}
+
+/* The part of the lower device we export: all of it, or the engine's say. */
+static void set_geometry(struct awblk_dev *d)
+{
+	sector_t nr = bdev_nr_sectors(d->lower.bdev);
+
+	d->start = 0;
+	if (d->engine && d->engine->geometry)
+		d->engine->geometry(d->engine_priv, &d->start, &nr);
+	d->size = (u64)nr << SECTOR_SHIFT;
 }
 
 static int check_create(const struct aw_create *c)
@@ -833,7 +869,7 @@ static int setup_disk(struct awblk_dev *d)
 	disk->fops = &awblk_fops;
 	disk->private_data = d;
 	snprintf(disk->disk_name, DISK_NAME_LEN, "awblk%d", d->index);
-	set_capacity(disk, bdev_nr_sectors(d->lower.bdev));
+	set_capacity(disk, d->size >> SECTOR_SHIFT);
 	d->disk = disk;
 	ret = device_add_disk(NULL, disk, awblk_groups);
 	if (ret)
@@ -918,6 +954,7 @@ static int awblk_create(struct aw_create *c)
 	ret = copy_hwinfo(c, &info);
 	if (ret)
 		goto fail;
+	info.named = c->engine != AW_ENGINE_AUTO;
 	ret = bind_engine(d, c->engine, &info, &hw);
 	kfree(info.data);
 	if (ret) {
@@ -926,6 +963,7 @@ static int awblk_create(struct aw_create *c)
 				    ret);
 		goto fail;
 	}
+	set_geometry(d);
 	derive(d, &hw, c->unit_max);
 	if (c->untorn && !awblk_untorn_ok(&d->lim, c->untorn)) {
 		pr_info("untorn unit %llu is not a power of two within the atomic limits [%u, %u] of %pg\n",
@@ -935,7 +973,6 @@ static int awblk_create(struct aw_create *c)
 		goto fail;
 	}
 	d->untorn = c->untorn;
-	d->size = bdev_nr_bytes(d->lower.bdev);
 	ret = setup_disk(d);
 	if (ret)
 		goto fail;

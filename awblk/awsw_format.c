@@ -117,14 +117,15 @@ u32 awsw_crc32c(u32 crc, const void *buf, size_t len)
 
 static const u8 zero4[4];
 
-/* crc32c of @len bytes at @buf as if the 4 bytes at @field were zero. */
-static u32 crc_skip_field(const u8 *buf, u32 len, u32 field)
+/*
+ * crc32c continued from @crc over @len bytes at @buf, as if the 4 bytes at
+ * @field were zero.
+ */
+static u32 crc_skip_field(u32 crc, const u8 *buf, u32 len, u32 field)
 {
-	u32 crc;
-
 	if (len < field + 4)
-		return awsw_crc32c(0, buf, len);
-	crc = awsw_crc32c(0, buf, field);
+		return awsw_crc32c(crc, buf, len);
+	crc = awsw_crc32c(crc, buf, field);
 	crc = awsw_crc32c(crc, zero4, 4);
 	return awsw_crc32c(crc, buf + field + 4, len - field - 4);
 }
@@ -153,7 +154,7 @@ void awsw_sb_encode(const struct awsw_sb *sb, u8 *buf)
 	aw_put_le64(buf + SB_DATA_START, sb->data_start);
 	aw_put_le64(buf + SB_DATA_SIZE, sb->data_size);
 	aw_put_le64(buf + SB_CHECKPOINT, sb->checkpoint_seq);
-	aw_put_le32(buf + SB_CRC, crc_skip_field(buf, AWSW_SB_SIZE, SB_CRC));
+	aw_put_le32(buf + SB_CRC, crc_skip_field(0, buf, AWSW_SB_SIZE, SB_CRC));
 }
 
 static int sb_fail(struct awsw_sb *sb, const char **why, int err,
@@ -245,7 +246,7 @@ int awsw_sb_decode(const u8 *buf, u32 len, u64 dev_bytes, u32 dev_lbs,
 				       "awkit superblock of an unknown format");
 		return sb_fail(sb, why, -ENODATA, "no awkit superblock");
 	}
-	if (aw_get_le32(buf + SB_CRC) != crc_skip_field(buf, AWSW_SB_SIZE, SB_CRC))
+	if (aw_get_le32(buf + SB_CRC) != crc_skip_field(0, buf, AWSW_SB_SIZE, SB_CRC))
 		return sb_fail(sb, why, -EINVAL, "superblock checksum mismatch");
 	/* Past the crc, what fails was written so: a newer or buggy awkit. */
 	if (aw_get_le32(buf + SB_VERSION) != AWSW_VERSION)
@@ -388,9 +389,9 @@ void awsw_rec_encode_header(const struct awsw_sb *sb, u8 *hdr, u64 pos,
 	memcpy(hdr + REC_UUID, sb->uuid, AWSW_UUID_LEN);
 }
 
-u32 awsw_rec_crc(const u8 *hdr, u32 hdr_len)
+u32 awsw_rec_crc(u32 data_crc, const u8 *hdr, u32 hdr_len)
 {
-	return crc_skip_field(hdr, hdr_len, REC_CRC);
+	return crc_skip_field(data_crc, hdr, hdr_len, REC_CRC);
 }
 
 void awsw_rec_set_crc(u8 *hdr, u32 crc)
@@ -404,8 +405,8 @@ void awsw_rec_encode(const struct awsw_sb *sb, u8 *hdr, u64 pos, u64 seq,
 	u32 crc;
 
 	awsw_rec_encode_header(sb, hdr, pos, seq, target, len);
-	crc = awsw_rec_crc(hdr, sb->lbs);
-	awsw_rec_set_crc(hdr, awsw_crc32c(crc, data, len));
+	crc = awsw_crc32c(0, data, len);
+	awsw_rec_set_crc(hdr, awsw_rec_crc(crc, hdr, sb->lbs));
 }
 
 int awsw_rec_check_header(const u8 *hdr, u32 hdr_len, u64 pos,

@@ -49,8 +49,10 @@
  *   24  target u64      byte offset in the data area, a multiple of len
  *   32  pos u64         this header's own position in the journal
  *   40  uuid[16]        the superblock's uuid
- *   56  crc u32         crc32c of the header block (this field zero) and
- *                       then the data
+ *   56  crc u32         crc32c of the data and then of the header block
+ *                       (this field zero): the data comes first so that
+ *                       writers can checksum their own data in parallel,
+ *                       before the journal gives them a seq and a pos
  *   60  reserved, zero up to lbs
  *
  * uuid and pos make a record valid only where it was written and only for
@@ -169,9 +171,9 @@ u32 awsw_rec_size(u32 lbs, u32 len);
 
 /*
  * Fill the sb->lbs bytes at @hdr with a record header for journal position
- * @pos, leaving its crc zero. The caller then computes the crc with
- * awsw_rec_crc() chained over the data (which may be in many pieces) and
- * stores it with awsw_rec_set_crc(). The arguments are not checked here:
+ * @pos, leaving its crc zero. The caller computes the crc of the data with
+ * awsw_crc32c() (from 0, chained over the pieces), finishes it over the
+ * header with awsw_rec_crc() and stores it with awsw_rec_set_crc(). The arguments are not checked here:
  * awsw_rec_check_header() is the single judge of what is valid.
  */
 void awsw_rec_encode_header(const struct awsw_sb *sb, u8 *hdr, u64 pos,
@@ -182,10 +184,11 @@ void awsw_rec_encode(const struct awsw_sb *sb, u8 *hdr, u64 pos, u64 seq,
 		     u64 target, u32 len, const u8 *data);
 
 /*
- * crc32c of a header block of @hdr_len bytes as if its crc field were zero
- * (whatever it holds); chain awsw_crc32c() over the data to finish.
+ * The record crc: @data_crc (awsw_crc32c() of the data, from 0) continued
+ * over the header block of @hdr_len bytes as if its crc field were zero
+ * (whatever it holds).
  */
-u32 awsw_rec_crc(const u8 *hdr, u32 hdr_len);
+u32 awsw_rec_crc(u32 data_crc, const u8 *hdr, u32 hdr_len);
 
 void awsw_rec_set_crc(u8 *hdr, u32 crc);
 
@@ -201,7 +204,7 @@ void awsw_rec_set_crc(u8 *hdr, u32 crc);
 int awsw_rec_check_header(const u8 *hdr, u32 hdr_len, u64 pos,
 			  const struct awsw_sb *sb, struct awsw_rec *out);
 
-/* Is @crc (awsw_rec_crc() chained over the data) the record's crc? */
+/* Is @crc (from awsw_rec_crc()) the record's crc? */
 bool awsw_rec_check_data(const struct awsw_rec *r, u32 crc);
 
 /*

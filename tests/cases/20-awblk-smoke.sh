@@ -38,4 +38,4 @@ A.remove(int(dev[-1]))
 print("ok: removed")
 PYEOF
 grep -q "atomic_writes 1 " /sys/devices/awscsi/stats || { cat /sys/devices/awscsi/stats; fail "the atomic write did not reach the disk as WRITE ATOMIC(16)"; }
-aw_unload awscsi awscsi_engine awblk || fail unload
+aw_unload awscsi awscsi_engine awsw awblk || fail unload

@@ -71,10 +71,14 @@ else:
     A.remove(int(a[1]))" "$@"
 }
 
-# Load awblk and the SCSI engine from this kernel's build of the tree.
+# Load awblk with the SCSI and software engines from this kernel's build of
+# the tree (the software engine needs the kernel's crc32c).
 aw_load_awblk() {
-	aw_load_scsi && aw_insmod awblk && insmod "$AW_MOD/awscsi/awscsi_engine.ko"
+	aw_load_scsi && modprobe libcrc32c && { modprobe crc32c-intel 2>/dev/null; :; } &&
+	aw_insmod awblk && insmod "$AW_MOD/awscsi/awscsi_engine.ko" &&
+	insmod "$AW_MOD/awblk/awsw.ko"
 }
+aw_load_awsw() { aw_load_awblk; }
 
 # Load awblk with the NVMe engine (and the SCSI one).
 aw_load_awnvme() { aw_load_awblk && aw_insmod awnvme; }
@@ -149,5 +153,5 @@ aw_cleanup() {
 		[ -e "$d" ] && aw_awblk remove "${d##*awblk}"
 	done
 	[ -d $AW_NVMET/subsystems/$AW_NQN ] && aw_nvmet_unexport
-	aw_unload awscsi_engine awnvme awblk awscsi scsi_debug
+	aw_unload awscsi_engine awnvme awsw awblk awscsi scsi_debug
 }

@@ -523,8 +523,9 @@ static bool rec_ok(const u8 *hdr, u64 pos, const struct awsw_sb *sb)
 
 	if (awsw_rec_check_header(hdr, sb->lbs, pos, sb, &r))
 		return false;
-	return awsw_rec_check_data(&r, awsw_crc32c(awsw_rec_crc(hdr, sb->lbs),
-						   hdr + sb->lbs, r.len));
+	return awsw_rec_check_data(&r, awsw_rec_crc(awsw_crc32c(0, hdr + sb->lbs,
+								r.len),
+						    hdr, sb->lbs));
 }
 
 /* Encode a header with a forged field and a correct crc. */
@@ -534,8 +535,8 @@ static int forged(const struct awsw_sb *sb, u32 off, u32 v)
 
 	awsw_rec_encode_header(sb, rec, 0, 5, 0, sb->lbs);
 	put_le32(rec + off, v);
-	awsw_rec_set_crc(rec, awsw_crc32c(awsw_rec_crc(rec, sb->lbs),
-					  rec + sb->lbs, sb->lbs));
+	awsw_rec_set_crc(rec, awsw_rec_crc(awsw_crc32c(0, rec + sb->lbs,
+						       sb->lbs), rec, sb->lbs));
 	return chk(rec, 0, sb, &r);
 }
 
@@ -566,19 +567,25 @@ static void test_records(void)
 	for (i = 60; i < lbs && !rec[i]; i++)
 		;
 	CHECK_EQ(i, lbs);
-	/* the crc is of the header with its crc zero, then the data */
+	/* the crc is of the data, then the header with its crc zero */
 	crc = get_le32(rec + 56);
 	put_le32(rec + 56, 0);
-	CHECK_EQ(crc, ref_crc32c(rec, lbs + 8192));
+	{
+		static u8 cat[8192 + 512];
+
+		memcpy(cat, data, 8192);
+		memcpy(cat + 8192, rec, lbs);
+		CHECK_EQ(crc, ref_crc32c(cat, 8192 + lbs));
+	}
 	awsw_rec_set_crc(rec, crc);
 	CHECK_EQ(get_le32(rec + 56), crc);
 	/* awsw_rec_crc ignores what the crc field holds */
-	put_le32(rec + 56, 0);
-	i = ref_crc32c(rec, lbs);
-	CHECK_EQ(awsw_rec_crc(rec, lbs), i);
+	i = ref_crc32c(data, 8192);
+	CHECK_EQ(awsw_crc32c(0, data, 8192), i);
+	CHECK_EQ(awsw_rec_crc(i, rec, lbs), crc);
+	put_le32(rec + 56, 0x12345678);
+	CHECK_EQ(awsw_rec_crc(i, rec, lbs), crc);
 	awsw_rec_set_crc(rec, crc);
-	CHECK_EQ(awsw_rec_crc(rec, lbs), i);
-	CHECK_EQ(awsw_crc32c(i, data, 8192), crc);
 
 	memset(&r, 0xee, sizeof(r));
 	CHECK_EQ(chk(rec, 3 * 512, &good, &r), 0);
@@ -590,9 +597,10 @@ static void test_records(void)
 	CHECK(rec_ok(rec, 3 * 512, &good));
 
 	/* Data in pieces gives the same crc (the kernel's pages). */
-	crc = awsw_rec_crc(rec, lbs);
+	crc = 0;
 	for (i = 0; i < 8192; i += 4096)
 		crc = awsw_crc32c(crc, data + i, 4096);
+	crc = awsw_rec_crc(crc, rec, lbs);
 	CHECK(awsw_rec_check_data(&r, crc));
 	CHECK(!awsw_rec_check_data(&r, crc ^ 1));
 	/* Encoding in three steps gives the same header. */
@@ -601,8 +609,8 @@ static void test_records(void)
 
 		awsw_rec_encode_header(&good, h2, 3 * 512, 42, 8192 * 7, 8192);
 		CHECK_EQ(get_le32(h2 + 56), 0);
-		awsw_rec_set_crc(h2, awsw_crc32c(awsw_rec_crc(h2, 512), data,
-						 8192));
+		awsw_rec_set_crc(h2, awsw_rec_crc(awsw_crc32c(0, data, 8192),
+						  h2, 512));
 		CHECK(!memcmp(h2, rec, 512));
 	}
 
@@ -899,8 +907,8 @@ static void test_recovery(void)
 			continue;
 		if (at + 4096 + r.len > sizeof(j))
 			continue;
-		if (!awsw_rec_check_data(&r, awsw_crc32c(awsw_rec_crc(j + at,
-						4096), j + at + 4096, r.len)))
+		if (!awsw_rec_check_data(&r, awsw_rec_crc(awsw_crc32c(0,
+						j + at + 4096, r.len), j + at, 4096)))
 			continue;
 		found[nf++] = r;
 	}

@@ -1,0 +1,966 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * awsw: awblk's software engine. Atomic writes on any lower device, with a
+ * journal (format: awsw_format.h).
+ *
+ * An atomic write:
+ *   1. takes its range exclusively (reads and writes that overlap wait);
+ *   2. checksums its data (in its own worker, so writers run in parallel);
+ *   3. gets a seq and a place in the journal and writes its record there;
+ *   4. waits for a flush issued after its record was written: one flush
+ *      serves every record written before it started (group commit);
+ *   5. writes the data in place and is acknowledged when that completes.
+ * So an acknowledged atomic write is durable (its record is), with or
+ * without FUA, and a power cut at any point leaves either the old data, or
+ * a record that recovery replays whole.
+ *
+ * The journal fills from its start; when the next record does not fit, a
+ * checkpoint waits for every record's in-place write, flushes the lower
+ * device, and records in the superblock that everything up to the last seq
+ * is in place. Then the journal starts over.
+ *
+ * A plain write over the target of a record that is not checkpointed yet
+ * would be undone by a replay after a crash, so it checkpoints first.
+ *
+ * On attach, recovery replays the records above the checkpoint whose
+ * checksums verify, in seq order, flushes, and advances the checkpoint.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/blkdev.h>
+#include <linux/bio.h>
+#include <linux/crc32c.h>
+#include <linux/interval_tree_generic.h>
+#include <linux/mempool.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "uapi/awkit.h"
+#include "awblk_engine.h"
+#include "awsw_format.h"
+
+/* A range of the lower device, in sectors, [start, last]. */
+struct awsw_range {
+	struct rb_node rb;
+	sector_t start, last, subtree_last;
+	struct list_head wait;		/* on awsw.waiting until granted */
+	bool excl;
+};
+
+#define R_START(r) ((r)->start)
+#define R_LAST(r) ((r)->last)
+INTERVAL_TREE_DEFINE(struct awsw_range, rb, sector_t, subtree_last,
+		     R_START, R_LAST, static, rt)
+
+struct awsw {
+	struct block_device *bdev;
+	struct awsw_sb sb;
+	sector_t data_sect;		/* data area start on the lower device */
+
+	spinlock_t lock;		/* granted, waiting, live, live_lost */
+	struct rb_root_cached granted;
+	struct list_head waiting;
+	struct rb_root_cached live;	/* targets of records not checkpointed */
+	struct list_head live_list;
+	bool live_lost;			/* a live node could not be allocated */
+
+	struct mutex jlock;		/* head, seq, checkpoints */
+	u64 head;			/* next free journal byte */
+	u64 seq;			/* last seq handed out */
+	u64 ckpt_seq;			/* in the superblock on disk */
+	atomic_t pending;		/* records not yet in place */
+	wait_queue_head_t pending_wait;
+
+	struct mutex flock;		/* group flush */
+	atomic64_t written;		/* journal writes completed */
+	u64 flushed;			/* written count covered by a flush */
+
+	atomic_t inflight;		/* bios we hold */
+	wait_queue_head_t idle_wait;
+	bool failed;
+
+	struct workqueue_struct *wq;
+	struct work_struct plain_work;
+	struct bio_list plain;		/* plain bios granted while waiting */
+	mempool_t *pool;
+	char name[BDEVNAME_SIZE];
+
+	/* counters for sysfs */
+	atomic64_t records, commits, checkpoints, journal_full, plain_ckpt;
+	u64 replayed, discarded, stale;
+};
+
+/* One bio in our hands: an atomic write, or a plain read or write. */
+struct awsw_io {
+	struct awsw_range range;
+	struct awsw *s;
+	struct bio *bio;
+	bio_end_io_t *end_io;
+	void *private;
+	struct work_struct work;
+	bool atomic, reserved;
+	u32 dcrc;
+	u64 seq, pos;
+};
+
+static struct kmem_cache *awsw_io_cache, *awsw_live_cache;
+
+/* ---- errors ---- */
+
+static void awsw_fail(struct awsw *s, const char *what, int err)
+{
+	if (!xchg(&s->failed, true))
+		pr_err("%s: %s failed (error %d): every I/O now fails until the device is created again; the journal makes that attach repair it\n",
+		       s->name, what, err);
+	wake_up_all(&s->pending_wait);
+}
+
+/* ---- range locks ---- */
+
+static bool overlaps(const struct awsw_range *a, const struct awsw_range *b)
+{
+	return a->start <= b->last && b->start <= a->last;
+}
+
+/* May @r be granted now? Call with s->lock held. */
+static bool range_free(struct awsw *s, struct awsw_range *r)
+{
+	struct awsw_range *x;
+
+	for (x = rt_iter_first(&s->granted, r->start, r->last); x;
+	     x = rt_iter_next(x, r->start, r->last))
+		if (r->excl || x->excl)
+			return false;
+	/* First come, first served: no overtaking a waiter. */
+	list_for_each_entry(x, &s->waiting, wait) {
+		if (x == r)
+			break;
+		if (overlaps(x, r))
+			return false;
+	}
+	return true;
+}
+
+/* Take @r now (true) or queue it: range_grant() will run for it later. */
+static bool range_lock(struct awsw *s, struct awsw_range *r)
+{
+	unsigned long flags;
+	bool now;
+
+	INIT_LIST_HEAD(&r->wait);
+	spin_lock_irqsave(&s->lock, flags);
+	now = range_free(s, r);
+	if (now)
+		rt_insert(r, &s->granted);
+	else
+		list_add_tail(&r->wait, &s->waiting);
+	spin_unlock_irqrestore(&s->lock, flags);
+	return now;
+}
+
+static void range_grant(struct awsw_io *io);
+
+static void range_unlock(struct awsw *s, struct awsw_range *r)
+{
+	struct awsw_range *x, *n;
+	unsigned long flags;
+	LIST_HEAD(ready);
+
+	spin_lock_irqsave(&s->lock, flags);
+	rt_remove(r, &s->granted);
+	list_for_each_entry_safe(x, n, &s->waiting, wait) {
+		if (!range_free(s, x))
+			continue;
+		list_move_tail(&x->wait, &ready);
+		rt_insert(x, &s->granted);
+	}
+	spin_unlock_irqrestore(&s->lock, flags);
+	list_for_each_entry_safe(x, n, &ready, wait) {
+		list_del_init(&x->wait);
+		range_grant(container_of(x, struct awsw_io, range));
+	}
+}
+
+/* ---- live records: targets a plain write must not overtake ---- */
+
+struct awsw_live {
+	struct awsw_range r;
+	struct list_head list;
+};
+
+static void live_add(struct awsw *s, sector_t start, sector_t last)
+{
+	struct awsw_live *l = kmem_cache_alloc(awsw_live_cache,
+					       GFP_NOIO | __GFP_NOWARN);
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	if (l) {
+		l->r.start = start;
+		l->r.last = last;
+		rt_insert(&l->r, &s->live);
+		list_add_tail(&l->list, &s->live_list);
+	} else {
+		/* Without a node, assume every plain write overlaps. */
+		s->live_lost = true;
+	}
+	spin_unlock_irqrestore(&s->lock, flags);
+}
+
+static bool live_overlaps(struct awsw *s, struct awsw_range *r)
+{
+	unsigned long flags;
+	bool ret;
+
+	spin_lock_irqsave(&s->lock, flags);
+	ret = s->live_lost || rt_iter_first(&s->live, r->start, r->last);
+	spin_unlock_irqrestore(&s->lock, flags);
+	return ret;
+}
+
+static void live_clear(struct awsw *s)
+{
+	struct awsw_live *l, *n;
+	unsigned long flags;
+	LIST_HEAD(gone);
+
+	spin_lock_irqsave(&s->lock, flags);
+	list_splice_init(&s->live_list, &gone);
+	s->live = RB_ROOT_CACHED;
+	s->live_lost = false;
+	spin_unlock_irqrestore(&s->lock, flags);
+	list_for_each_entry_safe(l, n, &gone, list)
+		kmem_cache_free(awsw_live_cache, l);
+}
+
+/* ---- synchronous I/O on the lower device ---- */
+
+/* Read or write @len bytes at byte @pos from or to @buf (kmalloc or vmalloc). */
+static int sync_rw(struct awsw *s, blk_opf_t opf, u64 pos, void *buf, u32 len)
+{
+	while (len) {
+		unsigned int n = 0;
+		struct bio *bio;
+		int ret;
+
+		bio = bio_alloc(s->bdev, BIO_MAX_VECS, opf, GFP_NOIO);
+		bio->bi_iter.bi_sector = pos >> SECTOR_SHIFT;
+		while (len && bio->bi_vcnt < BIO_MAX_VECS) {
+			unsigned int off = offset_in_page(buf);
+			unsigned int chunk = min_t(u32, len, PAGE_SIZE - off);
+			struct page *p = is_vmalloc_addr(buf) ?
+				vmalloc_to_page(buf) : virt_to_page(buf);
+
+			if (bio_add_page(bio, p, chunk, off) != chunk)
+				break;
+			buf += chunk;
+			len -= chunk;
+			n += chunk;
+		}
+		ret = submit_bio_wait(bio);
+		bio_put(bio);
+		if (ret)
+			return ret;
+		pos += n;
+	}
+	return 0;
+}
+
+static int write_sb(struct awsw *s, u64 ckpt)
+{
+	u8 *buf = kmalloc(AWSW_SB_SIZE, GFP_NOIO);
+	struct awsw_sb sb = s->sb;
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	sb.checkpoint_seq = ckpt;
+	awsw_sb_encode(&sb, buf);
+	ret = sync_rw(s, REQ_OP_WRITE | REQ_SYNC | REQ_FUA, 0, buf,
+		      AWSW_SB_SIZE);
+	kfree(buf);
+	if (!ret)
+		s->sb.checkpoint_seq = ckpt;
+	return ret;
+}
+
+/* ---- checkpoints ---- */
+
+/*
+ * Wait until every record is in place, make that durable, and say so in
+ * the superblock; then the whole journal is free. Called with jlock held.
+ */
+static int checkpoint(struct awsw *s)
+{
+	int ret;
+
+	wait_event(s->pending_wait,
+		   !atomic_read(&s->pending) || READ_ONCE(s->failed));
+	if (READ_ONCE(s->failed))
+		return -EIO;
+	if (s->seq == s->ckpt_seq) {
+		s->head = 0;
+		live_clear(s);
+		return 0;
+	}
+	ret = blkdev_issue_flush(s->bdev);
+	if (!ret)
+		ret = write_sb(s, s->seq);
+	if (ret) {
+		awsw_fail(s, "a checkpoint", ret);
+		return ret;
+	}
+	s->ckpt_seq = s->seq;
+	s->head = 0;
+	live_clear(s);
+	atomic64_inc(&s->checkpoints);
+	return 0;
+}
+
+/* ---- atomic writes ---- */
+
+static u32 rec_bytes(struct awsw *s, struct bio *bio)
+{
+	return awsw_rec_size(s->sb.lbs, bio->bi_iter.bi_size);
+}
+
+/* A seq and a journal place for @io, checkpointing when the journal is full. */
+static int reserve(struct awsw *s, struct awsw_io *io)
+{
+	u32 need = rec_bytes(s, io->bio);
+	int ret = 0;
+
+	mutex_lock(&s->jlock);
+	while (!READ_ONCE(s->failed) &&
+	       !awsw_journal_fits(&s->sb, s->head, need)) {
+		atomic64_inc(&s->journal_full);
+		ret = checkpoint(s);
+		if (ret)
+			break;
+	}
+	if (READ_ONCE(s->failed))
+		ret = -EIO;
+	if (!ret) {
+		io->seq = ++s->seq;
+		io->pos = s->head;
+		s->head += need;
+		atomic_inc(&s->pending);
+		io->reserved = true;
+		live_add(s, io->range.start, io->range.last);
+	}
+	mutex_unlock(&s->jlock);
+	return ret;
+}
+
+static void unreserve(struct awsw *s, struct awsw_io *io)
+{
+	if (io->reserved && atomic_dec_and_test(&s->pending))
+		wake_up_all(&s->pending_wait);
+	io->reserved = false;
+}
+
+static u32 data_crc(struct bio *bio)
+{
+	struct bvec_iter it;
+	struct bio_vec bv;
+	u32 crc = ~0U;
+
+	bio_for_each_segment(bv, bio, it) {
+		void *p = bvec_kmap_local(&bv);
+
+		crc = crc32c(crc, p, bv.bv_len);
+		kunmap_local(p);
+	}
+	return ~crc;	/* awsw_crc32c(0, data) */
+}
+
+struct awsw_jwait {
+	atomic_t left;
+	int err;
+	struct completion done;
+};
+
+static void journal_endio(struct bio *bio)
+{
+	struct awsw_jwait *w = bio->bi_private;
+
+	if (bio->bi_status)
+		w->err = blk_status_to_errno(bio->bi_status);
+	bio_put(bio);
+	if (atomic_dec_and_test(&w->left))
+		complete(&w->done);
+}
+
+/*
+ * Write @io's record: the header block from @hdr, then the data straight
+ * from the bio's own pages (a clone sharing them).
+ */
+static int write_record(struct awsw *s, struct awsw_io *io, struct page *hdr,
+			struct bio_set *bs)
+{
+	u64 at = s->sb.journal_start + io->pos;
+	blk_opf_t opf = REQ_OP_WRITE | REQ_SYNC;
+	struct awsw_jwait w = { .left = ATOMIC_INIT(2) };
+	struct bio *h, *d;
+
+	init_completion(&w.done);
+	h = bio_alloc(s->bdev, 1, opf, GFP_NOIO);
+	h->bi_iter.bi_sector = at >> SECTOR_SHIFT;
+	__bio_add_page(h, hdr, s->sb.lbs, 0);
+	h->bi_private = &w;
+	h->bi_end_io = journal_endio;
+
+	d = bio_alloc_clone(s->bdev, io->bio, GFP_NOIO, bs);
+	d->bi_opf = opf;
+	d->bi_iter.bi_sector = (at + s->sb.lbs) >> SECTOR_SHIFT;
+	d->bi_private = &w;
+	d->bi_end_io = journal_endio;
+
+	submit_bio_noacct(h);
+	submit_bio_noacct(d);
+	wait_for_completion_io(&w.done);
+	return w.err;
+}
+
+/* One flush after our record was written; it may be somebody else's. */
+static int group_flush(struct awsw *s, u64 ticket)
+{
+	int ret = 0;
+
+	mutex_lock(&s->flock);
+	if (s->flushed < ticket) {
+		u64 upto = atomic64_read(&s->written);
+
+		ret = blkdev_issue_flush(s->bdev);
+		if (!ret)
+			s->flushed = upto;
+		atomic64_inc(&s->commits);
+	}
+	mutex_unlock(&s->flock);
+	return ret;
+}
+
+static struct bio_set awsw_bs;
+
+static void io_done(struct awsw_io *io, blk_status_t status)
+{
+	struct awsw *s = io->s;
+	struct bio *bio = io->bio;
+
+	unreserve(s, io);
+	range_unlock(s, &io->range);
+	mempool_free(io, s->pool);
+	if (status)
+		bio->bi_status = status;
+	bio_endio(bio);
+	if (atomic_dec_and_test(&s->inflight))
+		wake_up_all(&s->idle_wait);
+}
+
+static void inplace_endio(struct bio *bio)
+{
+	struct awsw_io *io = bio->bi_private;
+	blk_status_t st = bio->bi_status;
+
+	bio->bi_end_io = io->end_io;
+	bio->bi_private = io->private;
+	if (st)
+		awsw_fail(io->s, "an in-place write",
+			  blk_status_to_errno(st));
+	io_done(io, st);
+}
+
+static void atomic_work(struct work_struct *work)
+{
+	struct awsw_io *io = container_of(work, struct awsw_io, work);
+	struct awsw *s = io->s;
+	struct bio *bio = io->bio;
+	struct page *hdr;
+	int ret;
+
+	io->dcrc = data_crc(bio);
+	hdr = alloc_pages(GFP_NOIO, get_order(s->sb.lbs));
+	if (!hdr) {
+		io_done(io, BLK_STS_RESOURCE);
+		return;
+	}
+	ret = reserve(s, io);
+	if (ret)
+		goto out;
+	awsw_rec_encode_header(&s->sb, page_address(hdr), io->pos, io->seq,
+			       ((u64)bio->bi_iter.bi_sector - s->data_sect) <<
+			       SECTOR_SHIFT, bio->bi_iter.bi_size);
+	awsw_rec_set_crc(page_address(hdr),
+			 awsw_rec_crc(io->dcrc, page_address(hdr),
+				      s->sb.lbs));
+	ret = write_record(s, io, hdr, &awsw_bs);
+	if (ret) {
+		awsw_fail(s, "a journal write", ret);
+		goto out;
+	}
+	atomic64_inc(&s->records);
+	ret = group_flush(s, atomic64_inc_return(&s->written));
+	if (ret) {
+		awsw_fail(s, "a journal flush", ret);
+		goto out;
+	}
+	__free_pages(hdr, get_order(s->sb.lbs));
+	/* The record is durable: write in place, no FUA needed. */
+	bio->bi_opf &= ~(REQ_FUA | REQ_PREFLUSH);
+	aw_bio_clear_atomic(bio);
+	io->end_io = bio->bi_end_io;
+	io->private = bio->bi_private;
+	bio->bi_end_io = inplace_endio;
+	bio->bi_private = io;
+	submit_bio_noacct(bio);
+	return;
+out:
+	__free_pages(hdr, get_order(s->sb.lbs));
+	io_done(io, errno_to_blk_status(ret));
+}
+
+static struct awsw_io *new_io(struct awsw *s, struct bio *bio, bool atomic)
+{
+	struct awsw_io *io = mempool_alloc(s->pool, GFP_NOIO);
+
+	memset(io, 0, sizeof(*io));
+	io->s = s;
+	io->bio = bio;
+	io->atomic = atomic;
+	io->range.start = bio->bi_iter.bi_sector;
+	io->range.last = bio_end_sector(bio) - 1;
+	io->range.excl = atomic;
+	atomic_inc(&s->inflight);
+	return io;
+}
+
+static void awsw_submit(void *priv, struct bio *bio)
+{
+	struct awsw *s = priv;
+	struct awsw_io *io;
+
+	if (READ_ONCE(s->failed)) {
+		bio_io_error(bio);
+		return;
+	}
+	io = new_io(s, bio, true);
+	INIT_WORK(&io->work, atomic_work);
+	if (range_lock(s, &io->range))
+		queue_work(s->wq, &io->work);
+}
+
+/* ---- plain I/O ---- */
+
+static void plain_endio(struct bio *bio)
+{
+	struct awsw_io *io = bio->bi_private;
+
+	bio->bi_end_io = io->end_io;
+	bio->bi_private = io->private;
+	io_done(io, 0);
+}
+
+static void plain_go(struct awsw_io *io)
+{
+	struct bio *bio = io->bio;
+
+	io->end_io = bio->bi_end_io;
+	io->private = bio->bi_private;
+	bio->bi_end_io = plain_endio;
+	bio->bi_private = io;
+	submit_bio_noacct(bio);
+}
+
+/* Plain bios that waited for their range, or that must checkpoint first. */
+static void plain_work(struct work_struct *work)
+{
+	struct awsw *s = container_of(work, struct awsw, plain_work);
+	struct bio_list list;
+	struct bio *bio;
+
+	spin_lock_irq(&s->lock);
+	list = s->plain;
+	bio_list_init(&s->plain);
+	spin_unlock_irq(&s->lock);
+	while ((bio = bio_list_pop(&list))) {
+		struct awsw_io *io = bio->bi_private;
+		int ret = 0;
+
+		bio->bi_private = io->private;
+		if (op_is_write(bio_op(bio)) && live_overlaps(s, &io->range)) {
+			mutex_lock(&s->jlock);
+			atomic64_inc(&s->plain_ckpt);
+			ret = checkpoint(s);
+			mutex_unlock(&s->jlock);
+		}
+		if (ret)
+			io_done(io, errno_to_blk_status(ret));
+		else
+			plain_go(io);
+	}
+}
+
+/* Hand a granted plain bio to plain_work (from any context). */
+static void plain_defer(struct awsw_io *io)
+{
+	struct awsw *s = io->s;
+	unsigned long flags;
+
+	io->private = io->bio->bi_private;
+	io->bio->bi_private = io;
+	spin_lock_irqsave(&s->lock, flags);
+	bio_list_add(&s->plain, io->bio);
+	spin_unlock_irqrestore(&s->lock, flags);
+	queue_work(s->wq, &s->plain_work);
+}
+
+static void range_grant(struct awsw_io *io)
+{
+	if (io->atomic)
+		queue_work(io->s->wq, &io->work);
+	else
+		plain_defer(io);
+}
+
+static void awsw_submit_plain(void *priv, struct bio *bio)
+{
+	struct awsw *s = priv;
+	struct awsw_io *io;
+
+	if (READ_ONCE(s->failed)) {
+		bio_io_error(bio);
+		return;
+	}
+	/* A flush has no range, and every record is durable already. */
+	if (!bio_sectors(bio)) {
+		submit_bio_noacct(bio);
+		return;
+	}
+	io = new_io(s, bio, false);
+	if (!range_lock(s, &io->range))
+		return;		/* range_grant() defers it */
+	if (op_is_write(bio_op(bio)) && live_overlaps(s, &io->range))
+		plain_defer(io);	/* checkpoints first, may sleep */
+	else
+		plain_go(io);
+}
+
+/* ---- recovery ---- */
+
+struct awsw_scan {
+	u8 *win;		/* a window of the journal */
+	u64 win_pos;
+	u32 win_len, win_max;
+	struct awsw_rec *recs;
+	unsigned int n, max;
+	u64 max_seq;
+};
+
+/* Make [pos, pos + len) of the journal readable at sc->win. */
+static int scan_window(struct awsw *s, struct awsw_scan *sc, u64 pos, u32 len)
+{
+	u64 end = s->sb.journal_size;
+
+	if (pos >= sc->win_pos && pos + len <= sc->win_pos + sc->win_len)
+		return 0;
+	sc->win_pos = pos;
+	sc->win_len = min_t(u64, sc->win_max, end - pos);
+	if (len > sc->win_len)
+		return -EINVAL;
+	return sync_rw(s, REQ_OP_READ, s->sb.journal_start + pos, sc->win,
+		       sc->win_len);
+}
+
+static u32 crc_buf(const u8 *p, u32 len)
+{
+	return ~crc32c(~0U, p, len);
+}
+
+/* Find every record that checks out, header and data. */
+static int scan(struct awsw *s, struct awsw_scan *sc)
+{
+	u32 lbs = s->sb.lbs;
+	u64 pos = 0;
+	int ret;
+
+	while (pos + lbs <= s->sb.journal_size) {
+		struct awsw_rec r;
+		u8 *hdr;
+
+		ret = scan_window(s, sc, pos, lbs);
+		if (ret)
+			return ret;
+		hdr = sc->win + (pos - sc->win_pos);
+		if (awsw_rec_check_header(hdr, lbs, pos, &s->sb, &r)) {
+			pos += lbs;
+			continue;
+		}
+		ret = scan_window(s, sc, pos, lbs + r.len);
+		if (ret)
+			return ret;
+		hdr = sc->win + (pos - sc->win_pos);
+		if (!awsw_rec_check_data(&r, awsw_rec_crc(crc_buf(hdr + lbs,
+								  r.len),
+							  hdr, lbs))) {
+			s->discarded++;
+			pos += lbs;
+			continue;
+		}
+		sc->max_seq = max(sc->max_seq, r.seq);
+		if (r.seq <= s->sb.checkpoint_seq) {
+			/* In place already; newer records may lie inside. */
+			s->stale++;
+			pos += lbs;
+			continue;
+		}
+		if (sc->n == sc->max)
+			return -E2BIG;
+		sc->recs[sc->n++] = r;
+		pos += lbs + r.len;
+	}
+	return 0;
+}
+
+static int replay(struct awsw *s, struct awsw_scan *sc, unsigned int n)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		struct awsw_rec *r = &sc->recs[i];
+
+		/* Read it again: it was checked, the window has moved on. */
+		ret = sync_rw(s, REQ_OP_READ,
+			      s->sb.journal_start + r->pos + s->sb.lbs,
+			      sc->win, r->len);
+		if (!ret)
+			ret = sync_rw(s, REQ_OP_WRITE | REQ_SYNC,
+				      s->sb.data_start + r->target, sc->win,
+				      r->len);
+		if (ret)
+			return ret;
+		s->replayed++;
+	}
+	return 0;
+}
+
+static int recover(struct awsw *s)
+{
+	struct awsw_scan sc = { .win_max = SZ_1M + s->sb.unit_max + s->sb.lbs };
+	unsigned int n;
+	int ret = -ENOMEM;
+
+	sc.max = div_u64(s->sb.journal_size, 2 * s->sb.lbs);
+	sc.win = kvmalloc(sc.win_max, GFP_KERNEL);
+	sc.recs = kvmalloc_array(sc.max, sizeof(*sc.recs), GFP_KERNEL);
+	if (!sc.win || !sc.recs)
+		goto out;
+	sc.max_seq = s->sb.checkpoint_seq;
+	ret = scan(s, &sc);
+	if (ret)
+		goto out;
+	n = awsw_replay_plan(sc.recs, sc.n, s->sb.checkpoint_seq);
+	ret = replay(s, &sc, n);
+	/* Durable in place before the checkpoint moves past the records. */
+	if (!ret && sc.max_seq > s->sb.checkpoint_seq) {
+		ret = blkdev_issue_flush(s->bdev);
+		if (!ret)
+			ret = write_sb(s, sc.max_seq);
+	}
+	if (!ret) {
+		s->seq = s->ckpt_seq = s->sb.checkpoint_seq;
+		pr_info("%s: recovery: %llu replayed, %llu discarded, %llu stale, checkpoint %llu\n",
+			s->name, s->replayed, s->discarded, s->stale,
+			s->ckpt_seq);
+	}
+out:
+	kvfree(sc.recs);
+	kvfree(sc.win);
+	return ret;
+}
+
+/* ---- attach and detach ---- */
+
+static int read_sb(struct block_device *bdev, const struct awblk_hwinfo *info,
+		   struct awsw_sb *sb, struct awsw *tmp)
+{
+	u8 *buf = kmalloc(AWSW_SB_SIZE, GFP_KERNEL);
+	const char *why = NULL;
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	tmp->bdev = bdev;
+	ret = sync_rw(tmp, REQ_OP_READ, 0, buf, AWSW_SB_SIZE);
+	if (!ret)
+		ret = awsw_sb_decode(buf, AWSW_SB_SIZE, bdev_nr_bytes(bdev),
+				     bdev_logical_block_size(bdev), sb, &why);
+	kfree(buf);
+	if (ret == -ENODATA) {
+		if (info->named)
+			pr_info("%pg: no awkit format (run awctl format)\n",
+				bdev);
+		return -ENODEV;
+	}
+	/* Not asked for by name: a device we cannot read is not ours. */
+	if (ret && ret != -EINVAL && !info->named)
+		return -ENODEV;
+	if (ret == -EINVAL)
+		pr_info("%pg: refusing: %s\n", bdev, why);
+	else if (ret)
+		pr_info("%pg: cannot read the superblock (error %d)\n", bdev,
+			ret);
+	return ret;
+}
+
+static void awsw_free(struct awsw *s)
+{
+	if (s->wq)
+		destroy_workqueue(s->wq);
+	live_clear(s);
+	mempool_destroy(s->pool);
+	kfree(s);
+}
+
+static int awsw_probe(struct block_device *bdev,
+		      const struct awblk_hwinfo *info, struct aw_atomic_hw *hw,
+		      void **priv)
+{
+	struct awsw *s = kzalloc(sizeof(*s), GFP_KERNEL);
+	int ret;
+
+	if (!s)
+		return -ENOMEM;
+	ret = read_sb(bdev, info, &s->sb, s);
+	if (ret)
+		goto free;
+	if (bdev_read_only(bdev)) {
+		pr_info("%pg: read-only: the journal cannot be replayed\n",
+			bdev);
+		ret = -EROFS;
+		goto free;
+	}
+	snprintf(s->name, sizeof(s->name), "%pg", bdev);
+	s->data_sect = s->sb.data_start >> SECTOR_SHIFT;
+	spin_lock_init(&s->lock);
+	s->granted = RB_ROOT_CACHED;
+	s->live = RB_ROOT_CACHED;
+	INIT_LIST_HEAD(&s->waiting);
+	INIT_LIST_HEAD(&s->live_list);
+	mutex_init(&s->jlock);
+	mutex_init(&s->flock);
+	init_waitqueue_head(&s->pending_wait);
+	init_waitqueue_head(&s->idle_wait);
+	INIT_WORK(&s->plain_work, plain_work);
+	bio_list_init(&s->plain);
+	ret = -ENOMEM;
+	s->pool = mempool_create_slab_pool(64, awsw_io_cache);
+	s->wq = alloc_workqueue("awsw/%s", WQ_MEM_RECLAIM | WQ_UNBOUND, 0,
+				s->name);
+	if (!s->pool || !s->wq)
+		goto free;
+	ret = recover(s);
+	if (ret) {
+		pr_info("%s: recovery failed (error %d)\n", s->name, ret);
+		goto free;
+	}
+	hw->unit_min = s->sb.lbs;
+	hw->unit_max = s->sb.unit_max;
+	hw->max_bytes = s->sb.unit_max;
+	hw->boundary = 0;
+	*priv = s;
+	return 0;
+free:
+	awsw_free(s);
+	return ret;
+}
+
+static void awsw_geometry(void *priv, sector_t *start, sector_t *nr)
+{
+	struct awsw *s = priv;
+
+	*start = s->data_sect;
+	*nr = s->sb.data_size >> SECTOR_SHIFT;
+}
+
+/* Nothing in flight; checkpoint so that the next attach replays nothing. */
+static void awsw_release(void *priv)
+{
+	struct awsw *s = priv;
+
+	wait_event(s->idle_wait, !atomic_read(&s->inflight));
+	flush_workqueue(s->wq);
+	mutex_lock(&s->jlock);
+	if (!READ_ONCE(s->failed))
+		checkpoint(s);
+	mutex_unlock(&s->jlock);
+	awsw_free(s);
+}
+
+static int awsw_stats(void *priv, char *buf)
+{
+	struct awsw *s = priv;
+
+	return sysfs_emit(buf,
+		"replayed %llu\ndiscarded %llu\nstale %llu\nrecords %lld\ncommits %lld\ncheckpoints %lld\njournal_full %lld\nplain_checkpoints %lld\nfailed %d\n",
+		s->replayed, s->discarded, s->stale,
+		atomic64_read(&s->records), atomic64_read(&s->commits),
+		atomic64_read(&s->checkpoints),
+		atomic64_read(&s->journal_full),
+		atomic64_read(&s->plain_ckpt), READ_ONCE(s->failed));
+}
+
+static struct awblk_engine awsw_engine = {
+	.name		= "sw",
+	.id		= AW_ENGINE_SW,
+	.owner		= THIS_MODULE,
+	.probe		= awsw_probe,
+	.submit		= awsw_submit,
+	.submit_plain	= awsw_submit_plain,
+	.geometry	= awsw_geometry,
+	.stats		= awsw_stats,
+	.release	= awsw_release,
+};
+
+static int __init awsw_init(void)
+{
+	int ret;
+
+	awsw_io_cache = KMEM_CACHE(awsw_io, 0);
+	awsw_live_cache = KMEM_CACHE(awsw_live, 0);
+	ret = -ENOMEM;
+	if (!awsw_io_cache || !awsw_live_cache)
+		goto cache;
+	ret = bioset_init(&awsw_bs, BIO_POOL_SIZE, 0, 0);
+	if (ret)
+		goto cache;
+	ret = awblk_register_engine(&awsw_engine);
+	if (ret)
+		goto bs;
+	return 0;
+bs:
+	bioset_exit(&awsw_bs);
+cache:
+	kmem_cache_destroy(awsw_live_cache);
+	kmem_cache_destroy(awsw_io_cache);
+	return ret;
+}
+
+static void __exit awsw_exit(void)
+{
+	awblk_unregister_engine(&awsw_engine);
+	bioset_exit(&awsw_bs);
+	kmem_cache_destroy(awsw_live_cache);
+	kmem_cache_destroy(awsw_io_cache);
+}
+
+module_init(awsw_init);
+module_exit(awsw_exit);
+MODULE_DESCRIPTION("awkit software engine: atomic writes on any disk through a journal");
+MODULE_AUTHOR("awkit developers");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS("awblk-engine-sw");
