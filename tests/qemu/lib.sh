@@ -155,3 +155,17 @@ aw_cleanup() {
 	[ -d $AW_NVMET/subsystems/$AW_NQN ] && aw_nvmet_unexport
 	aw_unload awscsi_engine awnvme awsw awblk awscsi scsi_debug
 }
+
+# aw_sw_format LOWER: the sw engine's on-disk format on LOWER (awctl format;
+# Python's until awctl has it).
+aw_sw_format() {
+	if "$AWKIT_ROOT/build/tools/awctl" format --help >/dev/null 2>&1; then
+		"$AWKIT_ROOT/build/tools/awctl" format "$1" --force >/dev/null
+	else
+		python3 "$AWKIT_ROOT/tests/tools/awswdisk.py" format "$1"
+	fi
+}
+
+# aw_sum_stat FILE NAME: the sum of "NAME N" over the engine_stats lines
+# awsw-attach.sh logged.
+aw_sum_stat() { tr ' ' '\n' <"$1" | awk -v n="$2" 'p == n { s += $1 } { p = $1 } END { print s + 0 }'; }
