@@ -55,8 +55,12 @@ build/unit/%: tests/unit/%.c tests/unit/check.h $(PURE_SRC) $(PURE_HDR)
 	@mkdir -p build/unit
 	$(HOSTCC) $(CFLAGS_HOST) -Iawblk -Iawnvme -o $@ $< $(PURE_SRC)
 
-unit: $(UNIT_TESTS)
-	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+# Host tests of tools too: awctl format on image files.
+UNIT_SCRIPTS := $(wildcard tests/unit/test_*.sh)
+
+unit: $(UNIT_TESTS) build/tools/awctl
+	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done; \
+	for t in $(UNIT_SCRIPTS); do echo "== $$t"; sh $$t build/tools/awctl; done
 
 build/tools/%: tests/tools/%.c tests/tools/stamp.h
 	@mkdir -p build/tools

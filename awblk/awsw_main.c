@@ -837,12 +837,12 @@ static int awsw_probe(struct block_device *bdev,
 		return -ENOMEM;
 	ret = read_sb(bdev, info, &s->sb, s);
 	if (ret)
-		goto free;
+		goto free_early;
 	if (bdev_read_only(bdev)) {
 		pr_info("%pg: read-only: the journal cannot be replayed\n",
 			bdev);
 		ret = -EROFS;
-		goto free;
+		goto free_early;
 	}
 	snprintf(s->name, sizeof(s->name), "%pg", bdev);
 	s->data_sect = s->sb.data_start >> SECTOR_SHIFT;
@@ -876,6 +876,10 @@ static int awsw_probe(struct block_device *bdev,
 	return 0;
 free:
 	awsw_free(s);
+	return ret;
+free_early:
+	/* Nothing initialised yet for awsw_free() to take apart. */
+	kfree(s);
 	return ret;
 }
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * awctl: create, remove, list and inspect awblk devices, and make (atomic)
- * test writes. Talks to /dev/awblk-control and /dev/awblkN through libaw
- * and the uapi header; reads /sys/block/awblkN/ for the list.
+ * awctl: create, remove, list and inspect awblk devices, make (atomic)
+ * test writes, and format a device for the software engine. Talks to
+ * /dev/awblk-control and /dev/awblkN through libaw and the uapi header;
+ * reads /sys/block/awblkN/ for the list; writes the software engine's
+ * superblock with awblk/awsw_format.c, the code the kernel reads it with.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -18,13 +20,18 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>		/* BLKSSZGET, BLKGETSIZE64 */
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include "libaw.h"
 #include "nvme_id.h"
+#include "awsw_format.h"	/* defines ARRAY_SIZE too */
 
+#ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
 
 #define EXIT_FAIL	1	/* the kernel or the system said no */
 #define EXIT_USAGE	2	/* bad command line */
@@ -42,12 +49,15 @@ static const char usage_main[] =
 "  info DEV                           atomic write limits of DEV\n"
 "  write DEV --offset BYTES --length BYTES [--atomic] [--dsync]\n"
 "        [--pattern BYTE | --from FILE]   write to DEV (destroys its data)\n"
+"  format LOWER [--journal BYTES] [--unit-max BYTES] [--force]\n"
+"                                     prepare LOWER for the software engine\n"
+"                                     (destroys its data)\n"
 "\n"
 "BYTES is a number of bytes, or with a k, m or g suffix KiB, MiB or GiB.\n"
 "'awctl COMMAND --help' describes COMMAND.\n"
 "\n"
 "Exit status: 0 success, 1 the operation failed (the kernel or the system\n"
-"said no), 2 usage error (unknown command or option, missing argument, bad\n"
+"said no, or format refused), 2 usage error (unknown command or option, missing argument, bad\n"
 "number).\n";
 
 static const char usage_create[] =
@@ -83,6 +93,22 @@ static const char usage_write[] =
 "  --dsync    durable on return\n"
 "  --pattern  the byte to repeat, 0-255 (default 0)\n"
 "  --from     take the first LENGTH bytes of FILE\n";
+
+static const char usage_format[] =
+"usage: awctl format LOWER [--journal BYTES] [--unit-max BYTES] [--force]\n"
+"Writes the software engine's superblock on LOWER, a block device (opened\n"
+"exclusively) or an image file, so that 'awctl create LOWER' gives a device\n"
+"with atomic writes on it. Everything LOWER held is lost.\n"
+"  --journal   journal size (default: 64 of the largest atomic writes, at\n"
+"              least 4 MiB and at most 1/8 of LOWER)\n"
+"  --unit-max  largest atomic write, a power of two from the logical block\n"
+"              size to 1 MiB (default 64k)\n"
+"  --force     format even over a filesystem, volume, partition table or\n"
+"              earlier awkit format found on LOWER\n"
+"Without --force, format refuses (exit 1) a LOWER that carries a known\n"
+"signature or an awkit superblock, intact or damaged. It writes only the\n"
+"first 68 KiB of LOWER: the superblock, then zeroes, so that no earlier\n"
+"signature survives.\n";
 
 /* "awctl: <what>: <strerror>" for a failed operation; returns EXIT_FAIL. */
 static int fail(const char *what)
@@ -629,6 +655,244 @@ out:
 	return ret;
 }
 
+/* All of len bytes at off of fd, retrying short reads; -1 (errno) if not. */
+static int pread_full(int fd, void *buf, size_t len, off_t off)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = pread(fd, (char *)buf + got, len - got, off + got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!n)
+				errno = ENODATA;
+			return -1;
+		}
+		got += n;
+	}
+	return 0;
+}
+
+static int pwrite_full(int fd, const void *buf, size_t len, off_t off)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = pwrite(fd, (const char *)buf + done, len - done, off + done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!n)
+				errno = ENOSPC;
+			return -1;
+		}
+		done += n;
+	}
+	return 0;
+}
+
+/* "N GiB", "N MiB" or "N KiB" when exact, else "N bytes". */
+static const char *size_str(uint64_t v, char *buf, size_t len)
+{
+	static const char *const units[] = { "GiB", "MiB", "KiB" };
+	unsigned int i, shift;
+
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		shift = 30 - 10 * i;
+		if (v && !(v & ((1ULL << shift) - 1))) {
+			snprintf(buf, len, "%llu %s",
+				 (unsigned long long)(v >> shift), units[i]);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%llu bytes", (unsigned long long)v);
+	return buf;
+}
+
+/* "data D at S, journal J, atomic writes up to U bytes" for sb. */
+static void layout_str(const struct awsw_sb *sb, char *buf, size_t len)
+{
+	char d[32], s[32], j[32];
+
+	snprintf(buf, len, "data %s at %s, journal %s, atomic writes up to %u bytes",
+		 size_str(sb->data_size, d, sizeof(d)),
+		 size_str(sb->data_start, s, sizeof(s)),
+		 size_str(sb->journal_size, j, sizeof(j)), sb->unit_max);
+}
+
+/* A random uuid that is not all zero (the format does not allow that). */
+static int random_uuid(u8 *uuid)
+{
+	static const u8 zero[AWSW_UUID_LEN];
+	ssize_t n;
+
+	do {
+		n = getrandom(uuid, AWSW_UUID_LEN, 0);
+		if (n < 0 && errno != EINTR)
+			return -1;
+	} while (n != AWSW_UUID_LEN || !memcmp(uuid, zero, AWSW_UUID_LEN));
+	return 0;
+}
+
+/*
+ * What LOWER holds that format must not destroy without --force: its first
+ * AWSW_PROBE_BYTES in buf. NULL if nothing; else a message for "awctl:
+ * LOWER: <message>" in msg. *part is set when it is a partition table.
+ */
+static const char *format_obstacle(const u8 *buf, uint64_t size, int lbs,
+				   char *msg, size_t len, bool *part)
+{
+	struct awsw_sb old;
+	const char *why, *found;
+	char l[160];
+
+	*part = false;
+	switch (awsw_sb_decode(buf, AWSW_PROBE_BYTES, size, lbs, &old, &why)) {
+	case 0:
+		layout_str(&old, l, sizeof(l));
+		snprintf(msg, len, "already formatted for the software engine (%s)",
+			 l);
+		return msg;
+	case -ENODATA:
+		break;
+	default:
+		snprintf(msg, len, "holds a damaged awkit superblock (%s)", why);
+		return msg;
+	}
+	found = awsw_foreign_signature(buf, AWSW_PROBE_BYTES);
+	if (!found)
+		return NULL;
+	*part = strstr(found, "partition table") != NULL;
+	snprintf(msg, len, "holds a signature of %s", found);
+	return msg;
+}
+
+static int cmd_format(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "journal", required_argument, NULL, 'j' },
+		{ "unit-max", required_argument, NULL, 'u' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static u8 buf[AWSW_PROBE_BYTES];
+	uint64_t journal = 0, unit_max = 0, size;
+	char what[256], l[160];
+	const char *dev, *why, *obstacle;
+	bool force = false, part;
+	struct awsw_sb sb;
+	struct stat st, fst;
+	int fd, opt, lbs;
+
+	while ((opt = next_opt(argc, argv, opts)) != -1) {
+		switch (opt) {
+		case 'h':
+			fputs(usage_format, stdout);
+			return 0;
+		case 'j':
+			if (parse_bytes(optarg, &journal) || !journal)
+				return bad_usage("format", "bad --journal '%s'",
+						 optarg);
+			break;
+		case 'u':
+			if (parse_bytes(optarg, &unit_max) || !unit_max)
+				return bad_usage("format", "bad --unit-max '%s'",
+						 optarg);
+			break;
+		case 'f':
+			force = true;
+			break;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1)
+		return bad_usage("format", "%s", "format needs one LOWER");
+	dev = argv[optind];
+
+	if (stat(dev, &st) < 0)
+		return fail(dev);
+	if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "awctl: %s is not a block device or a regular file\n",
+			dev);
+		return EXIT_FAIL;
+	}
+	/* Exclusive: a mounted or otherwise held device is EBUSY. */
+	fd = open(dev, O_RDWR | O_CLOEXEC | (S_ISBLK(st.st_mode) ? O_EXCL : 0));
+	if (fd < 0)
+		return fail(dev);
+	if (fstat(fd, &fst) < 0)
+		return fail_close(fd, dev);
+	if ((fst.st_mode ^ st.st_mode) & S_IFMT) {
+		close(fd);
+		fprintf(stderr, "awctl: %s changed while being opened\n", dev);
+		return EXIT_FAIL;
+	}
+	if (S_ISBLK(fst.st_mode)) {
+		if (ioctl(fd, BLKGETSIZE64, &size) < 0 ||
+		    ioctl(fd, BLKSSZGET, &lbs) < 0)
+			return fail_close(fd, dev);
+	} else {
+		size = fst.st_size;
+		lbs = 512;
+	}
+
+	/* Values above 32 bits are no power of two the format allows. */
+	if (awsw_layout(size, lbs, journal,
+			unit_max > UINT32_MAX ? UINT32_MAX : unit_max, &sb,
+			&why)) {
+		close(fd);
+		fprintf(stderr, "awctl: %s: cannot format: %s (%llu bytes, logical block size %d)\n",
+			dev, why, (unsigned long long)size, lbs);
+		return EXIT_FAIL;
+	}
+	/* The layout needs more than a MiB, so all of buf is there to read. */
+	if (pread_full(fd, buf, sizeof(buf), 0) < 0)
+		return fail_close(fd, dev);
+	obstacle = format_obstacle(buf, size, lbs, what, sizeof(what), &part);
+	if (obstacle && !force) {
+		close(fd);
+		fprintf(stderr, "awctl: %s: %s; not formatting it without --force, which destroys what it holds\n",
+			dev, obstacle);
+		return EXIT_FAIL;
+	}
+	if (obstacle)
+		fprintf(stderr, "awctl: %s: %s; formatting over it (--force)\n",
+			dev, obstacle);
+	if (random_uuid(sb.uuid) < 0)
+		return fail_close(fd, "getrandom");
+
+	/*
+	 * Zeroes over everything a signature could be found in, then the
+	 * superblock. The journal is left as it is: records bind to the uuid
+	 * and their position, so old ones are never taken for new.
+	 */
+	memset(buf, 0, sizeof(buf));
+	awsw_sb_encode(&sb, buf);
+	if (pwrite_full(fd, buf, sizeof(buf), 0) < 0 || fsync(fd) < 0)
+		return fail_close(fd, dev);
+	if (close(fd) < 0)
+		return fail(dev);
+
+	/* Best effort: drop the partitions of the table just overwritten. */
+	if (part && S_ISBLK(st.st_mode)) {
+		fd = open(dev, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (ioctl(fd, BLKRRPART) < 0)
+				fprintf(stderr, "awctl: %s: rereading the partition table: %s\n",
+					dev, strerror(errno));
+			close(fd);
+		}
+	}
+	layout_str(&sb, l, sizeof(l));
+	printf("formatted %s: %s\n", dev, l);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -640,6 +904,7 @@ int main(int argc, char **argv)
 		{ "list", cmd_list },
 		{ "info", cmd_info },
 		{ "write", cmd_write },
+		{ "format", cmd_format },
 	};
 	unsigned int i;
 
