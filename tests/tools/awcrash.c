@@ -30,7 +30,8 @@
  *	the device to check and use from then on, or "refused" to end the
  *	run there (the attach was refused cleanly).
  *	--cut-max N     cut_after is random in [0, N) (default 48)
- *	--sync-cut N    no cut_after: N writes, fdatasync, then the power cut
+ *	--sync-cut N    no cut_after: N writes, fdatasync, the power cut, and
+ *	                one more write (it fails)
  *	--bytes N       use only the first N bytes of the device
  *	--max BYTES     largest write (default: the atomic unit_max, or 64 KiB)
  *
@@ -610,6 +611,17 @@ static int scycle(struct srun *r, struct sthread *t, unsigned int cut_max,
 		for (i = r->epoch_start; i < r->next; i++)
 			if (r->log[i].state == W_ACKED)
 				r->log[i].state = W_DURABLE;
+		/*
+		 * One more write, into the cut: it fails, as writes do in a
+		 * real crash, so the engine stops where it is rather than
+		 * tidying up (checkpointing) when the device is removed.
+		 */
+		ctl_write(r->ctl, "powered", "0");
+		r->limit = r->next + 1;
+		swriter(&t[0]);
+		if (r->next > r->limit)
+			r->next = r->limit;
+		errs = 1;
 	}
 	if (!errs)	/* the budget ran out before the cut: cut now */
 		ctl_write(r->ctl, "powered", "0");
