@@ -156,15 +156,8 @@ aw_cleanup() {
 	aw_unload awscsi_engine awnvme awsw awblk awscsi scsi_debug
 }
 
-# aw_sw_format LOWER: the sw engine's on-disk format on LOWER (awctl format;
-# Python's until awctl has it).
-aw_sw_format() {
-	if "$AWKIT_ROOT/build/tools/awctl" format --help >/dev/null 2>&1; then
-		"$AWKIT_ROOT/build/tools/awctl" format "$1" --force >/dev/null
-	else
-		python3 "$AWKIT_ROOT/tests/tools/awswdisk.py" format "$1"
-	fi
-}
+# aw_sw_format LOWER: a fresh sw engine format on LOWER.
+aw_sw_format() { "$AWKIT_ROOT/build/tools/awctl" format "$1" --force >/dev/null; }
 
 # aw_sum_stat FILE NAME: the sum of "NAME N" over the engine_stats lines
 # awsw-attach.sh logged.

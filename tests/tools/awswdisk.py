@@ -5,8 +5,6 @@ guest cases: read the superblock, list the journal's records, corrupt them.
     awswdisk.py corrupt LOWER SEED    1-4 random corruptions of the journal,
                                       one line each on stdout
     awswdisk.py sbcorrupt LOWER       flip one byte the superblock crc covers
-    awswdisk.py format LOWER          a fresh default format: only until
-                                      `awctl format` is in the tree
 """
 import fcntl
 import os
@@ -16,7 +14,6 @@ import sys
 
 SB_MAGIC = b"AWKITSW1"
 REC_MAGIC = b"AWJR"
-JOURNAL_START = 64 * 1024
 BLKFLSBUF = 0x1261
 
 _T = []
@@ -156,27 +153,6 @@ def sbcorrupt(dev):
     _pwrite(dev, 48, bytes([b[48] ^ 0x10]))
 
 
-def fmt(dev):
-    """Temporary: what `awctl format LOWER` does, until it is in the tree."""
-    fd = os.open(dev, os.O_RDONLY)
-    size = os.lseek(fd, 0, os.SEEK_END)
-    os.close(fd)
-    lbs = int(open("/sys/block/%s/queue/logical_block_size" % os.path.basename(dev)).read())
-    unit_max = 64 * 1024
-    want = max(64 * (lbs + unit_max), 4 << 20)
-    end = (JOURNAL_START + want + (1 << 20) - 1) & ~((1 << 20) - 1)
-    if end - JOURNAL_START > size >> 3:
-        end = (JOURNAL_START + (size >> 3)) & ~((1 << 20) - 1)
-    sb = bytearray(4096)
-    sb[0:8] = SB_MAGIC
-    struct.pack_into("<II16sIIQQQQQ", sb, 8, 1, 0, os.urandom(16), lbs, unit_max,
-                     JOURNAL_START, end - JOURNAL_START, end,
-                     (size - end) & ~(lbs - 1), 0)
-    struct.pack_into("<I", sb, 80, crc32c(bytes(sb)))
-    _pwrite(dev, 0, bytes(JOURNAL_START + 4096))
-    _pwrite(dev, 0, bytes(sb))
-
-
 def main(a):
     if a[0] == "info":
         sb = read_sb(a[1])
@@ -188,8 +164,6 @@ def main(a):
             print(line)
     elif a[0] == "sbcorrupt":
         sbcorrupt(a[1])
-    elif a[0] == "format":
-        fmt(a[1])
     else:
         raise SystemExit(__doc__)
 
