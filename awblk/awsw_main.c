@@ -85,8 +85,9 @@ struct awsw {
 
 	struct workqueue_struct *wq;
 	struct work_struct plain_work;
-	struct bio_list plain;		/* plain bios granted while waiting */
+	struct list_head plain;		/* plain ios for plain_work */
 	mempool_t *pool;
+	struct bio_set bs;		/* clones of plain bios */
 	char name[BDEVNAME_SIZE];
 
 	/* counters for sysfs */
@@ -98,10 +99,9 @@ struct awsw {
 struct awsw_io {
 	struct awsw_range range;
 	struct awsw *s;
-	struct bio *bio;
-	bio_end_io_t *end_io;
-	void *private;
+	struct bio *bio;		/* from above */
 	struct work_struct work;
+	struct list_head deferred;	/* on awsw.plain */
 	bool atomic, reserved;
 	u32 dcrc;
 	u64 seq, pos;
@@ -242,18 +242,24 @@ static void live_clear(struct awsw *s)
 /* Read or write @len bytes at byte @pos from or to @buf (kmalloc or vmalloc). */
 static int sync_rw(struct awsw *s, blk_opf_t opf, u64 pos, void *buf, u32 len)
 {
-	while (len) {
+	bool vmap = is_vmalloc_addr(buf);
+	void *start = buf;
+	u32 total = len;
+	int ret = 0;
+
+	if (vmap && op_is_write(opf))
+		flush_kernel_vmap_range(buf, len);
+	while (len && !ret) {
 		unsigned int n = 0;
 		struct bio *bio;
-		int ret;
 
 		bio = bio_alloc(s->bdev, BIO_MAX_VECS, opf, GFP_NOIO);
 		bio->bi_iter.bi_sector = pos >> SECTOR_SHIFT;
 		while (len && bio->bi_vcnt < BIO_MAX_VECS) {
 			unsigned int off = offset_in_page(buf);
 			unsigned int chunk = min_t(u32, len, PAGE_SIZE - off);
-			struct page *p = is_vmalloc_addr(buf) ?
-				vmalloc_to_page(buf) : virt_to_page(buf);
+			struct page *p = vmap ? vmalloc_to_page(buf) :
+						virt_to_page(buf);
 
 			if (bio_add_page(bio, p, chunk, off) != chunk)
 				break;
@@ -263,11 +269,11 @@ static int sync_rw(struct awsw *s, blk_opf_t opf, u64 pos, void *buf, u32 len)
 		}
 		ret = submit_bio_wait(bio);
 		bio_put(bio);
-		if (ret)
-			return ret;
 		pos += n;
 	}
-	return 0;
+	if (vmap && !op_is_write(opf))
+		invalidate_kernel_vmap_range(start, total);
+	return ret;
 }
 
 static int write_sb(struct awsw *s, u64 ckpt)
@@ -337,6 +343,10 @@ static int reserve(struct awsw *s, struct awsw_io *io)
 	mutex_lock(&s->jlock);
 	while (!READ_ONCE(s->failed) &&
 	       !awsw_journal_fits(&s->sb, s->head, need)) {
+		if (!s->head) {
+			ret = -EINVAL;	/* bigger than the journal */
+			break;
+		}
 		atomic64_inc(&s->journal_full);
 		ret = checkpoint(s);
 		if (ret)
@@ -461,13 +471,28 @@ static void io_done(struct awsw_io *io, blk_status_t status)
 		wake_up_all(&s->idle_wait);
 }
 
-static void inplace_endio(struct bio *bio)
+/*
+ * Every bio we send down is a clone of the one from above with an end_io
+ * of our own: a bio from above may be part of a chain (a split write) that
+ * completes only when its siblings do, and they may be waiting for what
+ * this one holds (a range, the journal).
+ */
+static struct bio *clone_down(struct awsw_io *io, struct bio_set *bs,
+			      bio_end_io_t *end_io)
 {
-	struct awsw_io *io = bio->bi_private;
-	blk_status_t st = bio->bi_status;
+	struct bio *c = bio_alloc_clone(io->s->bdev, io->bio, GFP_NOIO, bs);
 
-	bio->bi_end_io = io->end_io;
-	bio->bi_private = io->private;
+	c->bi_end_io = end_io;
+	c->bi_private = io;
+	return c;
+}
+
+static void inplace_endio(struct bio *c)
+{
+	struct awsw_io *io = c->bi_private;
+	blk_status_t st = c->bi_status;
+
+	bio_put(c);
 	if (st)
 		awsw_fail(io->s, "an in-place write",
 			  blk_status_to_errno(st));
@@ -510,12 +535,8 @@ static void atomic_work(struct work_struct *work)
 	}
 	__free_pages(hdr, get_order(s->sb.lbs));
 	/* The record is durable: write in place, no FUA needed. */
-	bio->bi_opf &= ~(REQ_FUA | REQ_PREFLUSH);
-	aw_bio_clear_atomic(bio);
-	io->end_io = bio->bi_end_io;
-	io->private = bio->bi_private;
-	bio->bi_end_io = inplace_endio;
-	bio->bi_private = io;
+	bio = clone_down(io, &awsw_bs, inplace_endio);
+	bio->bi_opf = REQ_OP_WRITE | REQ_SYNC;
 	submit_bio_noacct(bio);
 	return;
 out:
@@ -555,43 +576,38 @@ static void awsw_submit(void *priv, struct bio *bio)
 
 /* ---- plain I/O ---- */
 
-static void plain_endio(struct bio *bio)
+static void plain_endio(struct bio *c)
 {
-	struct awsw_io *io = bio->bi_private;
+	struct awsw_io *io = c->bi_private;
+	blk_status_t st = c->bi_status;
 
-	bio->bi_end_io = io->end_io;
-	bio->bi_private = io->private;
-	io_done(io, 0);
+	bio_put(c);
+	io_done(io, st);
 }
 
 static void plain_go(struct awsw_io *io)
 {
-	struct bio *bio = io->bio;
-
-	io->end_io = bio->bi_end_io;
-	io->private = bio->bi_private;
-	bio->bi_end_io = plain_endio;
-	bio->bi_private = io;
-	submit_bio_noacct(bio);
+	submit_bio_noacct(clone_down(io, &io->s->bs, plain_endio));
 }
 
 /* Plain bios that waited for their range, or that must checkpoint first. */
 static void plain_work(struct work_struct *work)
 {
 	struct awsw *s = container_of(work, struct awsw, plain_work);
-	struct bio_list list;
-	struct bio *bio;
+	struct awsw_io *io, *n;
+	LIST_HEAD(list);
 
 	spin_lock_irq(&s->lock);
-	list = s->plain;
-	bio_list_init(&s->plain);
+	list_splice_init(&s->plain, &list);
 	spin_unlock_irq(&s->lock);
-	while ((bio = bio_list_pop(&list))) {
-		struct awsw_io *io = bio->bi_private;
+	list_for_each_entry_safe(io, n, &list, deferred) {
 		int ret = 0;
 
-		bio->bi_private = io->private;
-		if (op_is_write(bio_op(bio)) && live_overlaps(s, &io->range)) {
+		list_del(&io->deferred);
+		if (READ_ONCE(s->failed))
+			ret = -EIO;
+		else if (op_is_write(bio_op(io->bio)) &&
+			 live_overlaps(s, &io->range)) {
 			mutex_lock(&s->jlock);
 			atomic64_inc(&s->plain_ckpt);
 			ret = checkpoint(s);
@@ -610,10 +626,8 @@ static void plain_defer(struct awsw_io *io)
 	struct awsw *s = io->s;
 	unsigned long flags;
 
-	io->private = io->bio->bi_private;
-	io->bio->bi_private = io;
 	spin_lock_irqsave(&s->lock, flags);
-	bio_list_add(&s->plain, io->bio);
+	list_add_tail(&io->deferred, &s->plain);
 	spin_unlock_irqrestore(&s->lock, flags);
 	queue_work(s->wq, &s->plain_work);
 }
@@ -823,6 +837,7 @@ static void awsw_free(struct awsw *s)
 		destroy_workqueue(s->wq);
 	live_clear(s);
 	mempool_destroy(s->pool);
+	bioset_exit(&s->bs);
 	kfree(s);
 }
 
@@ -856,7 +871,10 @@ static int awsw_probe(struct block_device *bdev,
 	init_waitqueue_head(&s->pending_wait);
 	init_waitqueue_head(&s->idle_wait);
 	INIT_WORK(&s->plain_work, plain_work);
-	bio_list_init(&s->plain);
+	INIT_LIST_HEAD(&s->plain);
+	ret = bioset_init(&s->bs, BIO_POOL_SIZE, 0, 0);
+	if (ret)
+		goto free_early;
 	ret = -ENOMEM;
 	s->pool = mempool_create_slab_pool(64, awsw_io_cache);
 	s->wq = alloc_workqueue("awsw/%s", WQ_MEM_RECLAIM | WQ_UNBOUND, 0,

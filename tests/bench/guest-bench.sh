@@ -18,6 +18,8 @@
 #   atomic+DSYNC / doublewrite  durable atomic writes against InnoDB's answer
 #                             to torn pages, both on an awscsi disk with its
 #                             volatile write cache on
+#   sw atomic / doublewrite, / plain  the software engine on a RAM disk (brd)
+#                             against doublewrite and plain writes on it
 #
 # Outputs in $AWKIT_OUT: bench.txt (the Markdown rows), bench.jsonl (one JSON
 # object a row), threads.dat (throughput and latency against threads for the
@@ -247,6 +249,27 @@ for t in 1 4 16; do
 done
 $AWCTL remove $dev
 aw_nvmet_unexport
+
+echo "== the software engine: atomic 16 KiB writes on a RAM disk (brd)"
+# No volatile cache below, so flushes are free: what remains is the cost of
+# writing every page twice (journal, then in place) against doublewrite's
+# twice plus two fdatasyncs, and against writing it once.
+modprobe brd rd_nr=1 rd_size=$((512 * 1024)) max_part=0 || exit 1
+$AWCTL format /dev/ram0 --force >/dev/null || exit 1
+dev=$($AWCTL create /dev/ram0) || exit 1
+for t in 1 4 16; do
+	target=0; [ $t = 16 ] && target=2
+	compare "awblk atomic (sw, RAM)" "$AWB $dev atomic 16384 $t $secs" \
+		"doublewrite (RAM)" "$AWB /dev/ram0 doublewrite 16384 $t $secs" \
+		"awblk sw atomic / doublewrite, RAM disk, 16 KiB, $t threads" $target
+	target=0; [ $t = 16 ] && target=0.40
+	compare "awblk atomic (sw, RAM)" "$AWB $dev atomic 16384 $t $secs" \
+		"plain O_DIRECT (RAM)" "$AWB /dev/ram0 plain 16384 $t $secs" \
+		"awblk sw atomic / plain, RAM disk, 16 KiB, $t threads" $target
+done
+cat /sys/block/${dev#/dev/}/awblk/engine_stats | tr '\n' ' '; echo
+$AWCTL remove $dev
+rmmod brd
 
 echo
 echo "| comparison ($(uname -r)) | median ratio | min | max | target | verdict |"

@@ -44,7 +44,7 @@ refused_create() {
 		fail "no kernel log line 'awsw: ${disk#/dev/}: $ltext': $(dmesg | tail -n +$((mark + 1)))"
 	[ "$(sum2m "$disk")" = "$before" ] || fail "refused create $disk $* changed the disk"
 	no_awblk || fail "a refused create left a device: $(ls /sys/block)"
-	echo "ok: create $disk $* refused: $(cat /tmp/err); log: $ltext"
+	echo "ok: create $disk${*:+ $*} refused: $(cat /tmp/err); log: $ltext"
 }
 
 # An unformatted disk: the software engine asked for by name says so.
