@@ -14,7 +14,7 @@ TOOLS := build/tools/awtorn build/tools/awcrash build/tools/awbench
 
 include tools/tools.mk
 
-.PHONY: all modules unit tools check demo bench deps dkms-install dkms-remove clean help
+.PHONY: all modules unit tools check crash demo bench deps dkms-install dkms-remove clean help
 
 all: modules tools
 
@@ -24,6 +24,7 @@ help:
 	@echo "make deps       install what awkit needs from Debian's packages"
 	@echo "make check      unit tests, build, DKMS install, then the QEMU guest cases on each kernel"
 	@echo "make check CASE=name   run one guest case"
+	@echo "make crash      the sw engine's long power-cut run: CUTS per kernel (500), SEED"
 	@echo "make demo       boot a guest and show atomic limits and a power-cut run"
 	@echo "make bench      benchmarks, side by side with the kernel's peers"
 	@echo "make dkms-install / dkms-remove   install or remove the awkit DKMS package"
@@ -83,6 +84,14 @@ check: deps
 	@$(MAKE) --no-print-directory dkms-install
 	@sh tests/qemu/selftest.sh
 	@bash tests/qemu/run.sh check $(CASE)
+
+# The software engine's long power-cut run (41-awsw-crash with CUTS cuts of
+# atomic writes per kernel, so 1000 in all by default, about 20 minutes per
+# kernel under TCG); prints each kernel's cut count, seed and result.
+CUTS ?= 500
+crash: deps
+	@$(MAKE) --no-print-directory modules tools
+	@AW_CRASH_CUTS=$(CUTS) AWKIT_SEED=$(SEED) bash tests/qemu/run.sh crash $(CASE)
 
 demo: deps
 	@$(MAKE) --no-print-directory modules tools

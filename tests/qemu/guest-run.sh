@@ -8,6 +8,9 @@ case "$AWKIT_MODE" in
 demo) exec sh "$AWKIT_ROOT/tests/qemu/demo.sh" ;;
 bench) exec sh "$AWKIT_ROOT/tests/bench/guest-bench.sh" ;;
 esac
+# crash: the check runner on the power-cut cases only, long ones.
+case_tmo=900
+[ "$AWKIT_MODE" = crash ] && case_tmo=$(( ${AW_CRASH_CUTS:-500} * 4 + 600 ))
 : >"$out/results"
 dmesg >"$out/boot.dmesg"
 if aw_scan_log <"$out/boot.dmesg" >"$out/boot.bad"; then
@@ -19,7 +22,7 @@ for c in "$AWKIT_ROOT"/tests/cases/*.sh; do
 	[ -n "$AWKIT_CASE" ] && [ "$name" != "$AWKIT_CASE" ] && continue
 	echo "AWKIT-CASE $name"
 	start=$(date +%s)
-	timeout -s KILL 900 sh "$c" >"$out/$name.log" 2>&1 </dev/null
+	timeout -s KILL $case_tmo sh "$c" >"$out/$name.log" 2>&1 </dev/null
 	rc=$?
 	secs=$(( $(date +%s) - start ))
 	# Leave no module behind for the next case.

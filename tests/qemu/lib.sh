@@ -159,3 +159,10 @@ aw_cleanup() {
 	[ -d $AW_NVMET/subsystems/$AW_NQN ] && aw_nvmet_unexport
 	aw_unload awscsi_engine awnvme awsw awblk awscsi scsi_debug
 }
+
+# aw_sw_format LOWER: a fresh sw engine format on LOWER.
+aw_sw_format() { "$AWKIT_ROOT/build/tools/awctl" format "$1" --force >/dev/null; }
+
+# aw_sum_stat FILE NAME: the sum of "NAME N" over the engine_stats lines
+# awsw-attach.sh logged.
+aw_sum_stat() { tr ' ' '\n' <"$1" | awk -v n="$2" 'p == n { s += $1 } { p = $1 } END { print s + 0 }'; }

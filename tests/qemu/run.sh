@@ -1,7 +1,11 @@
 #!/bin/bash
 # run.sh MODE [CASE]: boot one QEMU (TCG) guest per target kernel with the
-# host root shared read-only over 9p and run MODE (check, demo or bench) in it.
+# host root shared read-only over 9p and run MODE (check, crash, demo or
+# bench) in it.
 # check: prints per-kernel counts and ends with "N passed, N failed".
+# crash: check's runner on 41-awsw-crash (or CASE) alone, with
+# AW_CRASH_CUTS power cuts per kernel (default 500) and AWKIT_SEED (random);
+# prints each kernel's awcrash lines too.
 set -u
 mode=${1:-check}
 case_=${2:-}
@@ -11,6 +15,16 @@ kvers=${KVERS:-$(sh "$here/kernels.sh")}
 tmo=${GUEST_TIMEOUT:-1200}
 # A full benchmark runs about half an hour per kernel.
 [ "$mode" = bench ] && tmo=${GUEST_TIMEOUT:-3600}
+# A crash run: about 2 s per cut under TCG, 500 cuts per kernel by default.
+cuts=""
+if [ "$mode" = crash ]; then
+	cuts=${AW_CRASH_CUTS:-500}
+	case_=${case_:-41-awsw-crash}
+	tmo=${GUEST_TIMEOUT:-$((cuts * 5 + 900))}
+fi
+# The check runner's modes: results, PASS/FAIL lines.
+checkish=false
+case $mode in check|crash) checkish=true ;; esac
 [ -n "$kvers" ] || { echo "run.sh: no target kernels installed (make deps)"; exit 1; }
 
 # An oops or panic in the console log before the first case started.
@@ -22,7 +36,7 @@ early_crash() {
 boot() { # KVER OUTDIR [EXTRA-KERNEL-ARGS]
 	local k=$1 out=$2 extra=${3:-} quiet="" debug=${AWKIT_KDEBUG-slub_debug=FZPU}
 	# Tests run with slab debugging; benchmarks and the demo as users run.
-	[ "$mode" = check ] || { quiet=quiet; debug=""; }
+	$checkish || { quiet=quiet; debug=""; }
 	# Two emulated NVMe controllers (QEMU: AWUN = AWUPF = 0), one namespace
 	# each, with 512 and 4096-byte LBAs, on fresh sparse files.
 	local nvme="" n
@@ -35,7 +49,7 @@ boot() { # KVER OUTDIR [EXTRA-KERNEL-ARGS]
 		-smp 2 -m 3G -nographic -no-reboot -nic none \
 		-device virtio-rng-pci $nvme \
 		-kernel "/boot/vmlinuz-$k" -initrd "$root/build/$k/initramfs.gz" \
-		-append "console=ttyS0,115200 loglevel=5 $quiet panic=-1 $debug log_buf_len=8M mitigations=off scsi_mod.scan=sync rdinit=/init awkit_root=$root awkit_kver=$k awkit_mode=$mode awkit_case=$case_ $extra" \
+		-append "console=ttyS0,115200 loglevel=5 $quiet panic=-1 $debug log_buf_len=8M mitigations=off scsi_mod.scan=sync rdinit=/init awkit_root=$root awkit_kver=$k awkit_mode=$mode awkit_case=$case_ awkit_cuts=$cuts awkit_seed=${AWKIT_SEED:-} $extra" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$root,mount_tag=awsrc,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$out,mount_tag=awout,security_model=none" \
@@ -43,7 +57,7 @@ boot() { # KVER OUTDIR [EXTRA-KERNEL-ARGS]
 }
 
 filter() {
-	if [ "$mode" = check ]; then
+	if $checkish; then
 		grep --line-buffered -E '^(PASS|FAIL|SKIP|AWKIT-GUEST-FATAL)'
 	else
 		sed -u -n '/AWKIT-GUEST-START/,$ { /^\[ *[0-9]*\.[0-9]*\]/d; /AWKIT-/d; p; }'
@@ -65,7 +79,7 @@ for k in $kvers; do
 		extra=""
 		[ $attempt = 1 ] && [ -n "${AWKIT_SELFTEST_EARLY_CRASH:-}" ] && extra=awkit_crash=1
 		boot "$k" "$out" $extra
-		if [ "$mode" != check ]; then
+		if ! $checkish; then
 			grep -q 'AWKIT-GUEST-DONE' "$out/console.log" && break
 		else
 			grep -q 'AWKIT-RUN-COMPLETE' "$out/results" 2>/dev/null && break
@@ -84,7 +98,7 @@ for k in $kvers; do
 		sh "$root/tests/bench/report.sh" "$out" "$k" "$case_" "$root/build/bench" ||
 			echo "!! kernel $k: the benchmark report failed"
 	fi
-	if [ "$mode" != check ]; then
+	if ! $checkish; then
 		grep -q 'AWKIT-GUEST-DONE' "$out/console.log" ||
 			{ echo "!! kernel $k: the guest did not finish (console: $out/console.log)"; failn=$((failn + 1)); }
 		continue
@@ -102,10 +116,13 @@ for k in $kvers; do
 		echo "FAIL no case named $case_ ran"
 		f=$((f + 1))
 	fi
+	if [ "$mode" = crash ]; then
+		grep -hE '^(sizes|ok:)' "$out"/*.log 2>/dev/null | sed "s/^/  $k: /"
+	fi
 	pass=$((pass + p)) failn=$((failn + f)) skipn=$((skipn + s))
 	summary="$summary$(printf '  %-24s %3d passed, %3d failed, %3d skipped (%ds)' "$k" "$p" "$f" "$s" "$secs")\n"
 done
-if [ "$mode" = check ]; then
+if $checkish; then
 	echo "== summary"
 	printf "$summary"
 	echo "$pass passed, $failn failed"

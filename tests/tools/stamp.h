@@ -43,22 +43,38 @@ static inline void stamp(unsigned char *b, unsigned int lbs, uint32_t unit,
 	memcpy(b + 16, h, 4);
 }
 
-/* The version of a stamped block; 0 for a never-written (zero) block. */
-static inline int64_t block_version(const unsigned char *b, unsigned int lbs,
-			     uint32_t unit, uint32_t blk)
+/*
+ * Read a block's header whatever it claims: 1 and @h (magic, unit, version,
+ * block-in-unit) for a stamped block whose crc holds, 0 for a never-written
+ * (zero) block, -1 for anything else.
+ */
+static inline int stamp_decode(const unsigned char *b, unsigned int lbs,
+			       uint32_t h[4])
 {
-	uint32_t h[5];
+	uint32_t crc;
 	unsigned int i;
 
-	memcpy(h, b, sizeof(h));
+	memcpy(h, b, 16);
+	memcpy(&crc, b + 16, 4);
 	if (h[0] != MAGIC) {
 		for (i = 0; i < lbs; i++)
 			if (b[i])
 				return -1;
 		return 0;
 	}
-	if (h[1] != unit || h[3] != blk ||
-	    h[4] != (crc32(b + 20, lbs - 20) ^ crc32(b, 16)))
+	return crc == (crc32(b + 20, lbs - 20) ^ crc32(b, 16)) ? 1 : -1;
+}
+
+/* The version of a stamped block; 0 for a never-written (zero) block. */
+static inline int64_t block_version(const unsigned char *b, unsigned int lbs,
+			     uint32_t unit, uint32_t blk)
+{
+	uint32_t h[4];
+	int ret = stamp_decode(b, lbs, h);
+
+	if (ret <= 0)
+		return ret;
+	if (h[1] != unit || h[3] != blk)
 		return -1;
 	return h[2];
 }
