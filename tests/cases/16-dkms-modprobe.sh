@@ -34,3 +34,14 @@ case "$(modinfo -n awnvme)" in */updates/dkms/*) ;; *) fail "awnvme not from DKM
 grep -q '^awnvme ' /proc/modules || fail "awnvme is not loaded"
 echo "ok: awctl create /dev/$ns loads the DKMS-installed awnvme on demand"
 aw_cleanup || fail "cleanup"
+# The software engine, on demand too, over a disk that awctl formatted.
+modprobe awscsi atomic_wr=0 || fail "modprobe awscsi"
+disk=$(aw_disks awscsi) || fail "no disk"
+$AWKIT_ROOT/build/tools/awctl format /dev/$disk >/dev/null || fail "awctl format /dev/$disk"
+modprobe awblk || fail "modprobe awblk"
+dev=$($AWKIT_ROOT/build/tools/awctl create /dev/$disk) || fail "awctl create /dev/$disk"
+[ "$(cat /sys/block/${dev#/dev/}/awblk/engine)" = sw ] || fail "engine not sw"
+case "$(modinfo -n awsw)" in */updates/dkms/*) ;; *) fail "awsw not from DKMS" ;; esac
+grep -q '^awsw ' /proc/modules || fail "awsw is not loaded"
+echo "ok: awctl create over a formatted disk loads the DKMS-installed awsw on demand"
+aw_cleanup || fail "cleanup"

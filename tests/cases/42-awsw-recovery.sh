@@ -1,7 +1,7 @@
 #!/bin/sh
 # The software engine's recovery under stress, on awscsi with a volatile
 # write cache and no atomic support.
-# (a) Corruption fuzz, AW_FUZZ_SEEDS seeds (30): writers fill the journal,
+# (a) Corruption fuzz, AW_FUZZ_SEEDS seeds (16): writers fill the journal,
 #     their writes are flushed and the power cut, then the journal is
 #     corrupted at random (bit flips, zeroed blocks, garbage, records copied
 #     elsewhere, header fields changed with and without a good crc). The
@@ -27,7 +27,7 @@ md5() { dd if=/dev/$disk iflag=direct bs=1M status=none | md5sum; }
 # (a)
 : >$AWSW_STATS
 refused=0 recovered=0 lost=0
-for i in $(seq ${AW_FUZZ_SEEDS:-30}); do
+for i in $(seq ${AW_FUZZ_SEEDS:-16}); do
 	s=$((seed + i))
 	aw_sw_format /dev/$disk || fail "format"
 	dev=$($AWCTL create /dev/$disk) || fail "create (seed $s)"
@@ -48,7 +48,7 @@ done
 records=$(grep -c . $AWSW_STATS)
 replayed=$(aw_sum_stat $AWSW_STATS replayed)
 discarded=$(aw_sum_stat $AWSW_STATS discarded)
-echo "ok: corrupt journals, seeds $((seed + 1))..$((seed + ${AW_FUZZ_SEEDS:-30})): $recovered recovered (no unit torn; $lost units back to an older write), $refused refused cleanly; $replayed records replayed, $discarded discarded"
+echo "ok: corrupt journals, seeds $((seed + 1))..$((seed + ${AW_FUZZ_SEEDS:-16})): $recovered recovered (no unit torn; $lost units back to an older write), $refused refused cleanly; $replayed records replayed, $discarded discarded"
 [ "$replayed" -gt 0 ] || fail "no record was ever replayed: the fuzz has no teeth"
 [ "$discarded" -gt 0 ] || fail "no corrupt record was ever discarded: the fuzz has no teeth"
 
@@ -57,7 +57,7 @@ echo "ok: corrupt journals, seeds $((seed + 1))..$((seed + ${AW_FUZZ_SEEDS:-30})
 aw_sw_format /dev/$disk || fail "format"
 dev=$($AWCTL create /dev/$disk) || fail "create"
 dmesg -C
-out=$($C sizes $dev $CTL ${AW_RECUT_CUTS:-25} $seed journal --cut-max 160 --reattach "$R recut 40") ||
+out=$($C sizes $dev $CTL ${AW_RECUT_CUTS:-16} $seed journal --cut-max 160 --reattach "$R recut 40") ||
 	fail "awcrash sizes with cuts during recovery (seed $seed)"
 echo "$out"
 case "$out" in

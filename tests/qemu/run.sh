@@ -12,7 +12,8 @@ case_=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 kvers=${KVERS:-$(sh "$here/kernels.sh")}
-tmo=${GUEST_TIMEOUT:-1200}
+# A whole check runs about 25 minutes per kernel under TCG.
+tmo=${GUEST_TIMEOUT:-3000}
 # A full benchmark runs about half an hour per kernel.
 [ "$mode" = bench ] && tmo=${GUEST_TIMEOUT:-3600}
 # A crash run: about 2 s per cut under TCG, 500 cuts per kernel by default.
