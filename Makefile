@@ -83,7 +83,7 @@ check: deps
 	@$(MAKE) --no-print-directory modules tools
 	@$(MAKE) --no-print-directory dkms-install
 	@sh tests/qemu/selftest.sh
-	@bash tests/qemu/run.sh check $(CASE)
+	@KVERS="$(KVERS)" bash tests/qemu/run.sh check $(CASE)
 
 # The software engine's long power-cut run (41-awsw-crash with CUTS cuts of
 # atomic writes per kernel, so 1000 in all by default, about 20 minutes per
@@ -91,7 +91,7 @@ check: deps
 CUTS ?= 500
 crash: deps
 	@$(MAKE) --no-print-directory modules tools
-	@AW_CRASH_CUTS=$(CUTS) AWKIT_SEED=$(SEED) bash tests/qemu/run.sh crash $(CASE)
+	@KVERS="$(KVERS)" AW_CRASH_CUTS=$(CUTS) AWKIT_SEED=$(SEED) bash tests/qemu/run.sh crash $(CASE)
 
 demo: deps
 	@$(MAKE) --no-print-directory modules tools
@@ -99,7 +99,7 @@ demo: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory modules tools
-	@bash tests/qemu/run.sh bench $(if $(QUICK),quick)
+	@KVERS="$(KVERS)" bash tests/qemu/run.sh bench $(if $(QUICK),quick)
 
 clean:
 	rm -rf build

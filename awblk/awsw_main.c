@@ -317,7 +317,7 @@ static int checkpoint(struct awsw *s)
 	if (!ret)
 		ret = write_sb(s, s->seq);
 	if (ret) {
-		awsw_fail(s, "a checkpoint", ret);
+		awsw_fail(s, "a superblock update", ret);
 		return ret;
 	}
 	s->ckpt_seq = s->seq;

@@ -18,8 +18,9 @@
 #   atomic+DSYNC / doublewrite  durable atomic writes against InnoDB's answer
 #                             to torn pages, both on an awscsi disk with its
 #                             volatile write cache on
-#   sw atomic / doublewrite, / plain  the software engine on a RAM disk (brd)
-#                             against doublewrite and plain writes on it
+#   sw atomic / doublewrite, / plain  the software engine on a RAM disk (brd,
+#                             no cache) and on awscsi with its write cache on,
+#                             against doublewrite and plain writes on the same disk
 #
 # Outputs in $AWKIT_OUT: bench.txt (the Markdown rows), bench.jsonl (one JSON
 # object a row), threads.dat (throughput and latency against threads for the
@@ -250,26 +251,44 @@ done
 $AWCTL remove $dev
 aw_nvmet_unexport
 
-echo "== the software engine: atomic 16 KiB writes on a RAM disk (brd)"
-# No volatile cache below, so flushes are free: what remains is the cost of
-# writing every page twice (journal, then in place) against doublewrite's
-# twice plus two fdatasyncs, and against writing it once.
+# sw_rows LABEL DISK: the software engine over DISK (formatted here) against
+# doublewrite and plain writes on DISK itself, 1/4/16 threads.
+sw_rows() {
+	local dev t target
+	$AWCTL format /dev/$2 --force >/dev/null || exit 1
+	dev=$($AWCTL create /dev/$2) || exit 1
+	for t in 1 4 16; do
+		target=0; [ $t = 16 ] && target=2
+		compare "awblk atomic (sw, $1)" "$AWB $dev atomic 16384 $t $secs" \
+			"doublewrite ($1)" "$AWB /dev/$2 doublewrite 16384 $t $secs" \
+			"awblk sw atomic / doublewrite, $1, 16 KiB, $t threads" $target
+		target=0; [ $t = 16 ] && target=0.40
+		compare "awblk atomic (sw, $1)" "$AWB $dev atomic 16384 $t $secs" \
+			"plain O_DIRECT ($1)" "$AWB /dev/$2 plain 16384 $t $secs" \
+			"awblk sw atomic / plain, $1, 16 KiB, $t threads" $target
+	done
+	echo "  engine: $(tr '\n' ' ' </sys/block/${dev#/dev/}/awblk/engine_stats)"
+	$AWCTL remove $dev
+}
+
+echo "== the software engine on a RAM disk without a write cache (brd)"
+# Flushes are free here: doublewrite's fdatasyncs cost nothing, and what is
+# left is the cost of writing every page twice (and, for the journal, a
+# checksum) against writing it once.
 modprobe brd rd_nr=1 rd_size=$((512 * 1024)) max_part=0 || exit 1
-$AWCTL format /dev/ram0 --force >/dev/null || exit 1
-dev=$($AWCTL create /dev/ram0) || exit 1
-for t in 1 4 16; do
-	target=0; [ $t = 16 ] && target=2
-	compare "awblk atomic (sw, RAM)" "$AWB $dev atomic 16384 $t $secs" \
-		"doublewrite (RAM)" "$AWB /dev/ram0 doublewrite 16384 $t $secs" \
-		"awblk sw atomic / doublewrite, RAM disk, 16 KiB, $t threads" $target
-	target=0; [ $t = 16 ] && target=0.40
-	compare "awblk atomic (sw, RAM)" "$AWB $dev atomic 16384 $t $secs" \
-		"plain O_DIRECT (RAM)" "$AWB /dev/ram0 plain 16384 $t $secs" \
-		"awblk sw atomic / plain, RAM disk, 16 KiB, $t threads" $target
-done
-cat /sys/block/${dev#/dev/}/awblk/engine_stats | tr '\n' ' '; echo
-$AWCTL remove $dev
+sw_rows "brd" ram0
 rmmod brd
+
+echo "== the software engine on a RAM-backed disk with a volatile write cache (awscsi)"
+# As disks with a cache are: a flush costs. Group commit shares one flush
+# among concurrent writers; doublewrite pays two per page.
+aw_insmod awscsi $P write_cache=1 || exit 1
+a=$(aw_disks awscsi) || exit 1
+echo none >/sys/block/$a/queue/scheduler
+fio --name=fill --filename=/dev/$a --ioengine=libaio --direct=1 \
+	--rw=write --bs=1M --iodepth=4 --size=256M >/dev/null 2>&1
+sw_rows "awscsi cache" $a
+aw_unload awscsi
 
 echo
 echo "| comparison ($(uname -r)) | median ratio | min | max | target | verdict |"

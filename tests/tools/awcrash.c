@@ -664,13 +664,26 @@ static int sizes(int argc, char **argv)
 	optind = 7;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
-		case 't': r.threads = atoi(optarg); break;
-		case 'r': r.reattach = optarg; break;
-		case 'c': cut_max = atoi(optarg); break;
-		case 's': sync_cut = atoi(optarg); break;
-		case 'b': bytes = strtoull(optarg, NULL, 0); break;
-		case 'm': maxsz = atoi(optarg); break;
-		default: return 1;
+		case 't':
+			r.threads = atoi(optarg);
+			break;
+		case 'r':
+			r.reattach = optarg;
+			break;
+		case 'c':
+			cut_max = atoi(optarg);
+			break;
+		case 's':
+			sync_cut = atoi(optarg);
+			break;
+		case 'b':
+			bytes = strtoull(optarg, NULL, 0);
+			break;
+		case 'm':
+			maxsz = atoi(optarg);
+			break;
+		default:
+			return 1;
 		}
 	}
 	if (r.mode > S_MIXED || optind != argc || !r.threads ||
