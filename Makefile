@@ -23,7 +23,7 @@ help:
 	@echo "make KVER=...   build for one kernel"
 	@echo "make deps       install what awkit needs from Debian's packages"
 	@echo "make check      unit tests, build, DKMS install, then the QEMU guest cases on each kernel"
-	@echo "make check CASE=name   run one guest case"
+	@echo "make check CASE=name   run one guest case (or a pattern: CASE='4*')"
 	@echo "make crash      the sw engine's long power-cut run: CUTS per kernel (500), SEED"
 	@echo "make demo       boot a guest and show atomic limits and a power-cut run"
 	@echo "make bench      benchmarks, side by side with the kernel's peers"

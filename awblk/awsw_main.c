@@ -3,21 +3,23 @@
  * awsw: awblk's software engine. Atomic writes on any lower device, with a
  * journal (format: awsw_format.h).
  *
- * An atomic write:
- *   1. takes its range exclusively (reads and writes that overlap wait);
- *   2. checksums its data (in its own worker, so writers run in parallel);
- *   3. gets a seq and a place in the journal and writes its record there;
- *   4. waits for a flush issued after its record was written: one flush
- *      serves every record written before it started (group commit);
- *   5. writes the data in place and is acknowledged when that completes.
+ * An atomic write moves through stages, each started by the completion of
+ * the one before, so no thread waits for one:
+ *   1. it takes its range exclusively (reads and writes that overlap wait);
+ *   2. in the submitter's context it checksums its data, gets a seq and a
+ *      place in the journal, and sends its record there;
+ *   3. when the record is written, it joins the commit worker's next batch:
+ *      one flush for the whole batch (group commit) makes the records
+ *      durable, then the worker sends each write in place;
+ *   4. it is acknowledged when its in-place write completes.
  * So an acknowledged atomic write is durable (its record is), with or
  * without FUA, and a power cut at any point leaves either the old data, or
  * a record that recovery replays whole.
  *
- * The journal fills from its start; when the next record does not fit, a
- * checkpoint waits for every record's in-place write, flushes the lower
- * device, and records in the superblock that everything up to the last seq
- * is in place. Then the journal starts over.
+ * The journal fills from its start; when the next record does not fit,
+ * new records wait while the commit worker drains: once every record is in
+ * place it flushes the lower device and records in the superblock that
+ * everything up to the last seq is in place. Then the journal starts over.
  *
  * A plain write over the target of a record that is not checkpointed yet
  * would be undone by a replay after a crash, so it checkpoints first.
@@ -61,32 +63,39 @@ struct awsw {
 	struct awsw_sb sb;
 	sector_t data_sect;		/* data area start on the lower device */
 
-	spinlock_t lock;		/* granted, waiting, live, live_lost */
+	/*
+	 * lock: granted, waiting, live, live_lost, and the journal: head,
+	 * seq, draining, ckpt_gen, committing, parked.
+	 */
+	spinlock_t lock;
 	struct rb_root_cached granted;
 	struct list_head waiting;
 	struct rb_root_cached live;	/* targets of records not checkpointed */
 	struct list_head live_list;
 	bool live_lost;			/* a live node could not be allocated */
 
-	struct mutex jlock;		/* head, seq, checkpoints */
 	u64 head;			/* next free journal byte */
 	u64 seq;			/* last seq handed out */
-	u64 ckpt_seq;			/* in the superblock on disk */
+	bool draining;			/* no new records until a checkpoint */
+	u64 ckpt_gen;			/* checkpoints taken (or given up) */
+	struct list_head committing;	/* records written, not yet flushed */
+	struct list_head parked;	/* atomic ios waiting for the journal */
+	u64 ckpt_seq;			/* in the superblock (commit worker) */
 	atomic_t pending;		/* records not yet in place */
-	wait_queue_head_t pending_wait;
-
-	struct mutex flock;		/* group flush */
-	atomic64_t written;		/* journal writes completed */
-	u64 flushed;			/* written count covered by a flush */
+	wait_queue_head_t pending_wait;	/* pending, ckpt_gen, failed */
 
 	atomic_t inflight;		/* bios we hold */
 	wait_queue_head_t idle_wait;
 	bool failed;
 
-	struct workqueue_struct *wq;
+	struct workqueue_struct *wq;	/* waiting atomic ios, plain_work */
+	struct workqueue_struct *cwq;	/* commit_work */
 	struct work_struct plain_work;
+	struct work_struct commit_work;
+	struct mutex commit_lock;	/* one committer: a writer or the worker */
 	struct list_head plain;		/* plain ios for plain_work */
 	mempool_t *pool;
+	mempool_t *hdr_pool;		/* record header blocks */
 	struct bio_set bs;		/* clones of plain bios */
 	char name[BDEVNAME_SIZE];
 
@@ -101,7 +110,11 @@ struct awsw_io {
 	struct awsw *s;
 	struct bio *bio;		/* from above */
 	struct work_struct work;
-	struct list_head deferred;	/* on awsw.plain */
+	struct list_head deferred;	/* on plain, committing or parked */
+	u8 *hdr;			/* the record's header block */
+	struct task_struct *writer;	/* may commit its own record */
+	atomic_t jleft;			/* journal bios not yet completed */
+	int jerr;
 	bool atomic, reserved;
 	u32 dcrc;
 	u64 seq, pos;
@@ -117,6 +130,8 @@ static void awsw_fail(struct awsw *s, const char *what, int err)
 		pr_err("%s: %s failed (error %d): every I/O now fails until the device is created again; the journal makes that attach repair it\n",
 		       s->name, what, err);
 	wake_up_all(&s->pending_wait);
+	/* Parked writes fail there. */
+	queue_work(s->cwq, &s->commit_work);
 }
 
 /* ---- range locks ---- */
@@ -192,13 +207,10 @@ struct awsw_live {
 	struct list_head list;
 };
 
-static void live_add(struct awsw *s, sector_t start, sector_t last)
+/* Note a record's target; @l was allocated beforehand. Under s->lock. */
+static void live_add(struct awsw *s, struct awsw_live *l, sector_t start,
+		     sector_t last)
 {
-	struct awsw_live *l = kmem_cache_alloc(awsw_live_cache,
-					       GFP_NOIO | __GFP_NOWARN);
-	unsigned long flags;
-
-	spin_lock_irqsave(&s->lock, flags);
 	if (l) {
 		l->r.start = start;
 		l->r.last = last;
@@ -208,7 +220,6 @@ static void live_add(struct awsw *s, sector_t start, sector_t last)
 		/* Without a node, assume every plain write overlaps. */
 		s->live_lost = true;
 	}
-	spin_unlock_irqrestore(&s->lock, flags);
 }
 
 static bool live_overlaps(struct awsw *s, struct awsw_range *r)
@@ -297,164 +308,75 @@ static int write_sb(struct awsw *s, u64 ckpt)
 /* ---- checkpoints ---- */
 
 /*
- * Wait until every record is in place, make that durable, and say so in
- * the superblock; then the whole journal is free. Called with jlock held.
+ * Every record is in place (nothing is reserved while draining, and the
+ * last in-place write has completed): make that durable and say so in the
+ * superblock; then the whole journal is free. Only the commit worker calls
+ * this, and release once nothing else runs.
  */
 static int checkpoint(struct awsw *s)
 {
+	u64 seq;
 	int ret;
 
-	wait_event(s->pending_wait,
-		   !atomic_read(&s->pending) || READ_ONCE(s->failed));
-	if (READ_ONCE(s->failed))
-		return -EIO;
-	if (s->seq == s->ckpt_seq) {
-		s->head = 0;
-		live_clear(s);
-		return 0;
+	spin_lock_irq(&s->lock);
+	seq = s->seq;
+	spin_unlock_irq(&s->lock);
+	if (seq != s->ckpt_seq) {
+		ret = blkdev_issue_flush(s->bdev);
+		if (!ret)
+			ret = write_sb(s, seq);
+		if (ret) {
+			awsw_fail(s, "a superblock update", ret);
+			return ret;
+		}
+		s->ckpt_seq = seq;
+		atomic64_inc(&s->checkpoints);
 	}
-	ret = blkdev_issue_flush(s->bdev);
-	if (!ret)
-		ret = write_sb(s, s->seq);
-	if (ret) {
-		awsw_fail(s, "a superblock update", ret);
-		return ret;
-	}
-	s->ckpt_seq = s->seq;
-	s->head = 0;
 	live_clear(s);
-	atomic64_inc(&s->checkpoints);
+	spin_lock_irq(&s->lock);
+	s->head = 0;
+	spin_unlock_irq(&s->lock);
 	return 0;
+}
+
+/*
+ * Take a checkpoint now and wait for it: a plain write that a replay could
+ * undo needs one. Process context.
+ */
+static int checkpoint_sync(struct awsw *s)
+{
+	u64 gen;
+
+	spin_lock_irq(&s->lock);
+	gen = s->ckpt_gen;
+	s->draining = true;
+	spin_unlock_irq(&s->lock);
+	queue_work(s->cwq, &s->commit_work);
+	wait_event(s->pending_wait,
+		   READ_ONCE(s->ckpt_gen) != gen || READ_ONCE(s->failed));
+	return READ_ONCE(s->failed) ? -EIO : 0;
 }
 
 /* ---- atomic writes ---- */
 
-static u32 rec_bytes(struct awsw *s, struct bio *bio)
-{
-	return awsw_rec_size(s->sb.lbs, bio->bi_iter.bi_size);
-}
-
-/* A seq and a journal place for @io, checkpointing when the journal is full. */
-static int reserve(struct awsw *s, struct awsw_io *io)
-{
-	u32 need = rec_bytes(s, io->bio);
-	int ret = 0;
-
-	mutex_lock(&s->jlock);
-	while (!READ_ONCE(s->failed) &&
-	       !awsw_journal_fits(&s->sb, s->head, need)) {
-		if (!s->head) {
-			ret = -EINVAL;	/* bigger than the journal */
-			break;
-		}
-		atomic64_inc(&s->journal_full);
-		ret = checkpoint(s);
-		if (ret)
-			break;
-	}
-	if (READ_ONCE(s->failed))
-		ret = -EIO;
-	if (!ret) {
-		io->seq = ++s->seq;
-		io->pos = s->head;
-		s->head += need;
-		atomic_inc(&s->pending);
-		io->reserved = true;
-		live_add(s, io->range.start, io->range.last);
-	}
-	mutex_unlock(&s->jlock);
-	return ret;
-}
+static struct bio_set awsw_bs;
 
 static void unreserve(struct awsw *s, struct awsw_io *io)
 {
-	if (io->reserved && atomic_dec_and_test(&s->pending))
-		wake_up_all(&s->pending_wait);
+	unsigned long flags;
+
+	if (!io->reserved)
+		return;
 	io->reserved = false;
+	if (!atomic_dec_and_test(&s->pending))
+		return;
+	wake_up_all(&s->pending_wait);
+	/* The last record is in place: a drain can take its checkpoint. */
+	spin_lock_irqsave(&s->lock, flags);
+	if (s->draining)
+		queue_work(s->cwq, &s->commit_work);
+	spin_unlock_irqrestore(&s->lock, flags);
 }
-
-static u32 data_crc(struct bio *bio)
-{
-	struct bvec_iter it;
-	struct bio_vec bv;
-	u32 crc = ~0U;
-
-	bio_for_each_segment(bv, bio, it) {
-		void *p = bvec_kmap_local(&bv);
-
-		crc = crc32c(crc, p, bv.bv_len);
-		kunmap_local(p);
-	}
-	return ~crc;	/* awsw_crc32c(0, data) */
-}
-
-struct awsw_jwait {
-	atomic_t left;
-	int err;
-	struct completion done;
-};
-
-static void journal_endio(struct bio *bio)
-{
-	struct awsw_jwait *w = bio->bi_private;
-
-	if (bio->bi_status)
-		w->err = blk_status_to_errno(bio->bi_status);
-	bio_put(bio);
-	if (atomic_dec_and_test(&w->left))
-		complete(&w->done);
-}
-
-/*
- * Write @io's record: the header block from @hdr, then the data straight
- * from the bio's own pages (a clone sharing them).
- */
-static int write_record(struct awsw *s, struct awsw_io *io, struct page *hdr,
-			struct bio_set *bs)
-{
-	u64 at = s->sb.journal_start + io->pos;
-	blk_opf_t opf = REQ_OP_WRITE | REQ_SYNC;
-	struct awsw_jwait w = { .left = ATOMIC_INIT(2) };
-	struct bio *h, *d;
-
-	init_completion(&w.done);
-	h = bio_alloc(s->bdev, 1, opf, GFP_NOIO);
-	h->bi_iter.bi_sector = at >> SECTOR_SHIFT;
-	__bio_add_page(h, hdr, s->sb.lbs, 0);
-	h->bi_private = &w;
-	h->bi_end_io = journal_endio;
-
-	d = bio_alloc_clone(s->bdev, io->bio, GFP_NOIO, bs);
-	d->bi_opf = opf;
-	d->bi_iter.bi_sector = (at + s->sb.lbs) >> SECTOR_SHIFT;
-	d->bi_private = &w;
-	d->bi_end_io = journal_endio;
-
-	submit_bio_noacct(h);
-	submit_bio_noacct(d);
-	wait_for_completion_io(&w.done);
-	return w.err;
-}
-
-/* One flush after our record was written; it may be somebody else's. */
-static int group_flush(struct awsw *s, u64 ticket)
-{
-	int ret = 0;
-
-	mutex_lock(&s->flock);
-	if (s->flushed < ticket) {
-		u64 upto = atomic64_read(&s->written);
-
-		ret = blkdev_issue_flush(s->bdev);
-		if (!ret)
-			s->flushed = upto;
-		atomic64_inc(&s->commits);
-	}
-	mutex_unlock(&s->flock);
-	return ret;
-}
-
-static struct bio_set awsw_bs;
 
 static void io_done(struct awsw_io *io, blk_status_t status)
 {
@@ -487,6 +409,168 @@ static struct bio *clone_down(struct awsw_io *io, struct bio_set *bs,
 	return c;
 }
 
+/*
+ * A seq and a journal place for @io. -EAGAIN: the journal is full or a
+ * checkpoint is due, and @io is parked until the commit worker has taken
+ * it; it starts again from there.
+ */
+static int reserve(struct awsw *s, struct awsw_io *io)
+{
+	u32 need = awsw_rec_size(s->sb.lbs, io->bio->bi_iter.bi_size);
+	struct awsw_live *l = kmem_cache_alloc(awsw_live_cache,
+					       GFP_NOIO | __GFP_NOWARN);
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&s->lock, flags);
+	if (READ_ONCE(s->failed)) {
+		ret = -EIO;
+	} else if (!awsw_journal_fits(&s->sb, 0, need)) {
+		ret = -EINVAL;	/* bigger than the journal */
+	} else if (!s->draining &&
+		   awsw_journal_fits(&s->sb, s->head, need)) {
+		io->seq = ++s->seq;
+		io->pos = s->head;
+		s->head += need;
+		atomic_inc(&s->pending);
+		io->reserved = true;
+		live_add(s, l, io->range.start, io->range.last);
+		l = NULL;
+	} else {
+		if (!s->draining)
+			atomic64_inc(&s->journal_full);
+		s->draining = true;
+		list_add_tail(&io->deferred, &s->parked);
+		ret = -EAGAIN;
+	}
+	spin_unlock_irqrestore(&s->lock, flags);
+	if (l)
+		kmem_cache_free(awsw_live_cache, l);
+	if (ret == -EAGAIN)
+		queue_work(s->cwq, &s->commit_work);
+	return ret;
+}
+
+static u32 data_crc(struct bio *bio)
+{
+	struct bvec_iter it;
+	struct bio_vec bv;
+	u32 crc = ~0U;
+
+	bio_for_each_segment(bv, bio, it) {
+		void *p = bvec_kmap_local(&bv);
+
+		crc = crc32c(crc, p, bv.bv_len);
+		kunmap_local(p);
+	}
+	return ~crc;	/* awsw_crc32c(0, data) */
+}
+
+/* Both bios of a record are done: on to the commit worker. Any context. */
+static void journal_endio(struct bio *bio)
+{
+	struct awsw_io *io = bio->bi_private;
+	struct awsw *s = io->s;
+	unsigned long flags;
+	bool inline_done;
+
+	if (bio->bi_status)
+		WRITE_ONCE(io->jerr, blk_status_to_errno(bio->bi_status));
+	bio_put(bio);
+	if (!atomic_dec_and_test(&io->jleft))
+		return;
+	mempool_free(io->hdr, s->hdr_pool);
+	io->hdr = NULL;
+	if (io->jerr) {
+		awsw_fail(s, "a journal write", io->jerr);
+		io_done(io, BLK_STS_IOERR);
+		return;
+	}
+	atomic64_inc(&s->records);
+	/*
+	 * Completed inside the writer's own submission (a RAM disk): the
+	 * writer commits it when that returns. Read before the list makes
+	 * @io somebody else's.
+	 */
+	inline_done = io->writer == current && in_task();
+	spin_lock_irqsave(&s->lock, flags);
+	list_add_tail(&io->deferred, &s->committing);
+	spin_unlock_irqrestore(&s->lock, flags);
+	if (!inline_done)
+		queue_work(s->cwq, &s->commit_work);
+}
+
+/*
+ * Send @io's record: the header block, then the data straight from the
+ * bio's own pages (a clone sharing them). Nothing waits here: the
+ * completions move the write on.
+ */
+static void write_record(struct awsw *s, struct awsw_io *io)
+{
+	u64 at = s->sb.journal_start + io->pos;
+	blk_opf_t opf = REQ_OP_WRITE | REQ_SYNC;
+	struct bio *h, *d;
+	u8 *hdr;
+
+	hdr = mempool_alloc(s->hdr_pool, GFP_NOIO);
+	io->hdr = hdr;
+	awsw_rec_encode_header(&s->sb, hdr, io->pos, io->seq,
+			       ((u64)io->bio->bi_iter.bi_sector -
+				s->data_sect) << SECTOR_SHIFT,
+			       io->bio->bi_iter.bi_size);
+	awsw_rec_set_crc(hdr, awsw_rec_crc(io->dcrc, hdr, s->sb.lbs));
+	atomic_set(&io->jleft, 2);
+	io->jerr = 0;
+	/* Only a writer outside of submit_bio() can go on to commit. */
+	io->writer = current->bio_list ? NULL : current;
+
+	h = bio_alloc_bioset(s->bdev, 1, opf, GFP_NOIO, &awsw_bs);
+	h->bi_iter.bi_sector = at >> SECTOR_SHIFT;
+	/* kmalloc: a power of two is naturally aligned, in one page or more */
+	__bio_add_page(h, virt_to_page(hdr), s->sb.lbs, offset_in_page(hdr));
+	h->bi_private = io;
+	h->bi_end_io = journal_endio;
+
+	d = clone_down(io, &awsw_bs, journal_endio);
+	d->bi_opf = opf;
+	d->bi_iter.bi_sector = (at + s->sb.lbs) >> SECTOR_SHIFT;
+
+	submit_bio_noacct(h);
+	submit_bio_noacct(d);
+}
+
+/* Reserve and write @io's record, or park it (its crc is known). */
+static void atomic_record(struct awsw_io *io)
+{
+	int ret = reserve(io->s, io);
+
+	if (ret == -EAGAIN)
+		return;
+	if (ret)
+		io_done(io, errno_to_blk_status(ret));
+	else
+		write_record(io->s, io);
+}
+
+/* Checksum in the submitter's context, so that writers run in parallel. */
+static void atomic_start(struct awsw_io *io)
+{
+	io->dcrc = data_crc(io->bio);
+	atomic_record(io);
+}
+
+static void commit_run(struct awsw *s, bool wait);
+
+/* An atomic write that had to wait for its range: like awsw_submit(). */
+static void atomic_work(struct work_struct *work)
+{
+	struct awsw_io *io = container_of(work, struct awsw_io, work);
+	struct awsw *s = io->s;
+
+	atomic_start(io);
+	commit_run(s, false);
+}
+
 static void inplace_endio(struct bio *c)
 {
 	struct awsw_io *io = c->bi_private;
@@ -499,49 +583,120 @@ static void inplace_endio(struct bio *c)
 	io_done(io, st);
 }
 
-static void atomic_work(struct work_struct *work)
+/*
+ * One flush makes every record of @batch durable (group commit); then each
+ * is written in place, no FUA needed.
+ */
+static void commit_batch(struct awsw *s, struct list_head *batch)
 {
-	struct awsw_io *io = container_of(work, struct awsw_io, work);
-	struct awsw *s = io->s;
-	struct bio *bio = io->bio;
-	struct page *hdr;
+	struct awsw_io *io, *n;
+	struct blk_plug plug;
+	int ret = -EIO;
+
+	if (!READ_ONCE(s->failed)) {
+		ret = blkdev_issue_flush(s->bdev);
+		atomic64_inc(&s->commits);
+		if (ret)
+			awsw_fail(s, "a journal flush", ret);
+	}
+	blk_start_plug(&plug);
+	list_for_each_entry_safe(io, n, batch, deferred) {
+		struct bio *c;
+
+		list_del_init(&io->deferred);
+		if (ret) {
+			io_done(io, errno_to_blk_status(ret));
+			continue;
+		}
+		c = clone_down(io, &awsw_bs, inplace_endio);
+		c->bi_opf = REQ_OP_WRITE | REQ_SYNC;
+		submit_bio_noacct(c);
+	}
+	blk_finish_plug(&plug);
+}
+
+/*
+ * While draining, no record is reserved; once the last one is in place,
+ * take the checkpoint and start the parked writes again (in-place
+ * completions requeue the worker when the last one lands). After a
+ * failure, parked writes fail at once.
+ */
+static void drain(struct awsw *s)
+{
+	bool failed = READ_ONCE(s->failed);
+	struct awsw_io *io, *n;
+	LIST_HEAD(parked);
+	bool ready;
 	int ret;
 
-	io->dcrc = data_crc(bio);
-	hdr = alloc_pages(GFP_NOIO, get_order(s->sb.lbs));
-	if (!hdr) {
-		io_done(io, BLK_STS_RESOURCE);
+	spin_lock_irq(&s->lock);
+	ready = s->draining && !atomic_read(&s->pending);
+	spin_unlock_irq(&s->lock);
+	if (!ready && !failed)
 		return;
+	ret = failed ? -EIO : checkpoint(s);
+	spin_lock_irq(&s->lock);
+	s->draining = false;
+	s->ckpt_gen++;
+	list_splice_init(&s->parked, &parked);
+	spin_unlock_irq(&s->lock);
+	wake_up_all(&s->pending_wait);
+	list_for_each_entry_safe(io, n, &parked, deferred) {
+		list_del_init(&io->deferred);
+		if (ret)
+			io_done(io, errno_to_blk_status(ret));
+		else
+			atomic_record(io);
 	}
-	ret = reserve(s, io);
-	if (ret)
-		goto out;
-	awsw_rec_encode_header(&s->sb, page_address(hdr), io->pos, io->seq,
-			       ((u64)bio->bi_iter.bi_sector - s->data_sect) <<
-			       SECTOR_SHIFT, bio->bi_iter.bi_size);
-	awsw_rec_set_crc(page_address(hdr),
-			 awsw_rec_crc(io->dcrc, page_address(hdr),
-				      s->sb.lbs));
-	ret = write_record(s, io, hdr, &awsw_bs);
-	if (ret) {
-		awsw_fail(s, "a journal write", ret);
-		goto out;
+}
+
+/* Group commits, then a checkpoint when draining. With commit_lock. */
+static void commit_locked(struct awsw *s)
+{
+	LIST_HEAD(batch);
+
+	for (;;) {
+		spin_lock_irq(&s->lock);
+		list_splice_init(&s->committing, &batch);
+		spin_unlock_irq(&s->lock);
+		if (list_empty(&batch))
+			break;
+		commit_batch(s, &batch);
 	}
-	atomic64_inc(&s->records);
-	ret = group_flush(s, atomic64_inc_return(&s->written));
-	if (ret) {
-		awsw_fail(s, "a journal flush", ret);
-		goto out;
-	}
-	__free_pages(hdr, get_order(s->sb.lbs));
-	/* The record is durable: write in place, no FUA needed. */
-	bio = clone_down(io, &awsw_bs, inplace_endio);
-	bio->bi_opf = REQ_OP_WRITE | REQ_SYNC;
-	submit_bio_noacct(bio);
-	return;
-out:
-	__free_pages(hdr, get_order(s->sb.lbs));
-	io_done(io, errno_to_blk_status(ret));
+	drain(s);
+}
+
+static bool committing_waits(struct awsw *s)
+{
+	bool ret;
+
+	spin_lock_irq(&s->lock);
+	ret = !list_empty(&s->committing);
+	spin_unlock_irq(&s->lock);
+	return ret;
+}
+
+/*
+ * Commit here, unless somebody else is (@wait: wait for them first).
+ * Whoever holds commit_lock looks again after letting it go, so a record
+ * that a writer left while it was busy is not left behind.
+ */
+static void commit_run(struct awsw *s, bool wait)
+{
+	do {
+		if (wait)
+			mutex_lock(&s->commit_lock);
+		else if (!mutex_trylock(&s->commit_lock))
+			return;
+		commit_locked(s);
+		mutex_unlock(&s->commit_lock);
+		wait = false;
+	} while (committing_waits(s));
+}
+
+static void commit_work(struct work_struct *work)
+{
+	commit_run(container_of(work, struct awsw, commit_work), true);
 }
 
 static struct awsw_io *new_io(struct awsw *s, struct bio *bio, bool atomic)
@@ -555,10 +710,15 @@ static struct awsw_io *new_io(struct awsw *s, struct bio *bio, bool atomic)
 	io->range.start = bio->bi_iter.bi_sector;
 	io->range.last = bio_end_sector(bio) - 1;
 	io->range.excl = atomic;
+	INIT_LIST_HEAD(&io->deferred);
 	atomic_inc(&s->inflight);
 	return io;
 }
 
+/*
+ * Nothing here waits for I/O, so the submitter's own context (a
+ * submit_bio() on 6.12, the ioctl) sends the record: no hand-off.
+ */
 static void awsw_submit(void *priv, struct bio *bio)
 {
 	struct awsw *s = priv;
@@ -572,15 +732,14 @@ static void awsw_submit(void *priv, struct bio *bio)
 	INIT_WORK(&io->work, atomic_work);
 	if (!range_lock(s, &io->range))
 		return;		/* range_grant() queues the work */
+	atomic_start(io);
 	/*
-	 * Outside of a submit_bio() (the ioctl), the writer's own thread does
-	 * the work: no hand-off. Inside one, bios we submit would wait until
-	 * the caller returns, so a worker must.
+	 * The ioctl may commit what completed in its own context, ours or
+	 * others': on a disk that completes at once, nothing waits for a
+	 * worker. @io may be gone by now.
 	 */
-	if (current->bio_list)
-		queue_work(s->wq, &io->work);
-	else
-		atomic_work(&io->work);
+	if (!current->bio_list)
+		commit_run(s, false);
 }
 
 /* ---- plain I/O ---- */
@@ -617,10 +776,8 @@ static void plain_work(struct work_struct *work)
 			ret = -EIO;
 		else if (op_is_write(bio_op(io->bio)) &&
 			 live_overlaps(s, &io->range)) {
-			mutex_lock(&s->jlock);
 			atomic64_inc(&s->plain_ckpt);
-			ret = checkpoint(s);
-			mutex_unlock(&s->jlock);
+			ret = checkpoint_sync(s);
 		}
 		if (ret)
 			io_done(io, errno_to_blk_status(ret));
@@ -842,9 +999,12 @@ static int read_sb(struct block_device *bdev, const struct awblk_hwinfo *info,
 
 static void awsw_free(struct awsw *s)
 {
+	if (s->cwq)
+		destroy_workqueue(s->cwq);
 	if (s->wq)
 		destroy_workqueue(s->wq);
 	live_clear(s);
+	mempool_destroy(s->hdr_pool);
 	mempool_destroy(s->pool);
 	bioset_exit(&s->bs);
 	kfree(s);
@@ -875,20 +1035,26 @@ static int awsw_probe(struct block_device *bdev,
 	s->live = RB_ROOT_CACHED;
 	INIT_LIST_HEAD(&s->waiting);
 	INIT_LIST_HEAD(&s->live_list);
-	mutex_init(&s->jlock);
-	mutex_init(&s->flock);
+	INIT_LIST_HEAD(&s->committing);
+	INIT_LIST_HEAD(&s->parked);
 	init_waitqueue_head(&s->pending_wait);
 	init_waitqueue_head(&s->idle_wait);
 	INIT_WORK(&s->plain_work, plain_work);
+	INIT_WORK(&s->commit_work, commit_work);
+	mutex_init(&s->commit_lock);
 	INIT_LIST_HEAD(&s->plain);
-	ret = bioset_init(&s->bs, BIO_POOL_SIZE, 0, 0);
+	ret = bioset_init(&s->bs, BIO_POOL_SIZE, 0, BIOSET_NEED_RESCUER);
 	if (ret)
 		goto free_early;
 	ret = -ENOMEM;
 	s->pool = mempool_create_slab_pool(64, awsw_io_cache);
+	s->hdr_pool = mempool_create_kmalloc_pool(16, s->sb.lbs);
 	s->wq = alloc_workqueue("awsw/%s", WQ_MEM_RECLAIM | WQ_UNBOUND, 0,
 				s->name);
-	if (!s->pool || !s->wq)
+	/* Its own queue: plain_work waits for it. */
+	s->cwq = alloc_workqueue("awsw-commit/%s", WQ_MEM_RECLAIM | WQ_UNBOUND,
+				 1, s->name);
+	if (!s->pool || !s->hdr_pool || !s->wq || !s->cwq)
 		goto free;
 	ret = recover(s);
 	if (ret) {
@@ -925,10 +1091,9 @@ static void awsw_release(void *priv)
 
 	wait_event(s->idle_wait, !atomic_read(&s->inflight));
 	flush_workqueue(s->wq);
-	mutex_lock(&s->jlock);
+	flush_workqueue(s->cwq);
 	if (!READ_ONCE(s->failed))
 		checkpoint(s);
-	mutex_unlock(&s->jlock);
 	awsw_free(s);
 }
 
@@ -966,7 +1131,9 @@ static int __init awsw_init(void)
 	ret = -ENOMEM;
 	if (!awsw_io_cache || !awsw_live_cache)
 		goto cache;
-	ret = bioset_init(&awsw_bs, BIO_POOL_SIZE, 0, 0);
+	/* Records are sent from inside submit_bio() on 6.12: a rescuer. */
+	ret = bioset_init(&awsw_bs, BIO_POOL_SIZE, 0,
+			  BIOSET_NEED_BVECS | BIOSET_NEED_RESCUER);
 	if (ret)
 		goto cache;
 	ret = awblk_register_engine(&awsw_engine);

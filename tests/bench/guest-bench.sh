@@ -103,6 +103,8 @@ aw_load_awnvme || exit 1
 modprobe dm_mod
 P="dev_size_mb=256 physblk_exp=5"
 A="atomic_wr=1 atomic_wr_max_length=128 atomic_wr_align=32 atomic_wr_gran=32"
+# AWKIT_BENCH_ONLY=sw (set in the guest): the software engine's rows alone.
+if [ "${AWKIT_BENCH_ONLY:-}" != sw ]; then
 # scsi_debug has atomic writes from 6.11: the upstream path to measure.
 sdA=""
 aw_kernel_at_least 6 11 && sdA=$A
@@ -250,6 +252,7 @@ for t in 1 4 16; do
 done
 $AWCTL remove $dev
 aw_nvmet_unexport
+fi
 
 # sw_rows LABEL DISK: the software engine over DISK (formatted here) against
 # doublewrite and plain writes on DISK itself, 1/4/16 threads.
