@@ -699,10 +699,16 @@ static void commit_work(struct work_struct *work)
 	commit_run(container_of(work, struct awsw, commit_work), true);
 }
 
+/* An io for @bio; NULL once the engine has failed (@bio failed too). */
 static struct awsw_io *new_io(struct awsw *s, struct bio *bio, bool atomic)
 {
-	struct awsw_io *io = mempool_alloc(s->pool, GFP_NOIO);
+	struct awsw_io *io;
 
+	if (READ_ONCE(s->failed)) {
+		bio_io_error(bio);
+		return NULL;
+	}
+	io = mempool_alloc(s->pool, GFP_NOIO);
 	memset(io, 0, sizeof(*io));
 	io->s = s;
 	io->bio = bio;
@@ -724,11 +730,9 @@ static void awsw_submit(void *priv, struct bio *bio)
 	struct awsw *s = priv;
 	struct awsw_io *io;
 
-	if (READ_ONCE(s->failed)) {
-		bio_io_error(bio);
-		return;
-	}
 	io = new_io(s, bio, true);
+	if (!io)
+		return;
 	INIT_WORK(&io->work, atomic_work);
 	if (!range_lock(s, &io->range))
 		return;		/* range_grant() queues the work */
@@ -811,16 +815,14 @@ static void awsw_submit_plain(void *priv, struct bio *bio)
 	struct awsw *s = priv;
 	struct awsw_io *io;
 
-	if (READ_ONCE(s->failed)) {
-		bio_io_error(bio);
-		return;
-	}
 	/* A flush has no range, and every record is durable already. */
-	if (!bio_sectors(bio)) {
+	if (!bio_sectors(bio) && !READ_ONCE(s->failed)) {
 		submit_bio_noacct(bio);
 		return;
 	}
 	io = new_io(s, bio, false);
+	if (!io)
+		return;
 	if (!range_lock(s, &io->range))
 		return;		/* range_grant() defers it */
 	if (op_is_write(bio_op(bio)) && live_overlaps(s, &io->range))

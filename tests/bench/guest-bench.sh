@@ -99,6 +99,20 @@ compare() {
 	point "$3" $t /tmp/b
 }
 
+# bench_disk MB PARAMS...: awscsi loaded with PARAMS, its disk in $a with
+# the none scheduler and its first MB MiB written (0: none): awscsi
+# allocates its store as blocks are first written, and no run should pay
+# for allocation that another skipped.
+bench_disk() {
+	local mb=$1
+	shift
+	aw_insmod awscsi "$@" || exit 1
+	a=$(aw_disks awscsi) || exit 1
+	echo none >/sys/block/$a/queue/scheduler
+	[ "$mb" = 0 ] || fio --name=fill --filename=/dev/$a --ioengine=libaio \
+		--direct=1 --rw=write --bs=1M --iodepth=4 --size=${mb}M >/dev/null 2>&1
+}
+
 aw_load_awnvme || exit 1
 modprobe dm_mod
 P="dev_size_mb=256 physblk_exp=5"
@@ -222,11 +236,7 @@ $AWCTL remove $dev
 aw_unload awscsi scsi_debug
 
 echo "== durable atomic writes vs InnoDB-style doublewrite (write cache on)"
-aw_insmod awscsi $P $A write_cache=1 || exit 1
-a=$(aw_disks awscsi) || exit 1
-echo none >/sys/block/$a/queue/scheduler
-fio --name=fill --filename=/dev/$a --ioengine=libaio --direct=1 \
-	--rw=write --bs=1M --iodepth=4 --size=256M >/dev/null 2>&1
+bench_disk 256 $P $A write_cache=1
 dev=$($AWCTL create /dev/$a) || exit 1
 for t in 1 4 16; do
 	compare "awblk atomic+DSYNC (SCSI)" "$AWB $dev atomic-dsync 16384 $t $secs" \
@@ -237,9 +247,7 @@ $AWCTL remove $dev
 aw_unload awscsi
 
 echo "== atomic 16 KiB writes over NVMe/TCP on loopback (nvmet over an awscsi disk)"
-aw_insmod awscsi $P || exit 1
-a=$(aw_disks awscsi) || exit 1
-echo none >/sys/block/$a/queue/scheduler
+bench_disk 0 $P
 aw_nvmet_setup && aw_nvmet_export $a || exit 1
 ns=$(aw_nvme_disks Linux 1) || exit 1
 ns=${ns% }
@@ -285,11 +293,7 @@ rmmod brd
 echo "== the software engine on a RAM-backed disk with a volatile write cache (awscsi)"
 # As disks with a cache are: a flush costs. Group commit shares one flush
 # among concurrent writers; doublewrite pays two per page.
-aw_insmod awscsi $P write_cache=1 || exit 1
-a=$(aw_disks awscsi) || exit 1
-echo none >/sys/block/$a/queue/scheduler
-fio --name=fill --filename=/dev/$a --ioengine=libaio --direct=1 \
-	--rw=write --bs=1M --iodepth=4 --size=256M >/dev/null 2>&1
+bench_disk 256 $P write_cache=1
 sw_rows "awscsi cache" $a
 aw_unload awscsi
 

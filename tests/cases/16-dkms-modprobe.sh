@@ -22,26 +22,25 @@ done
 case "$(modinfo -n awscsi_engine)" in */updates/dkms/*) ;; *) fail "awscsi_engine not from DKMS" ;; esac
 echo "ok: modprobe awblk lower=/dev/$disk gives /dev/awblk0 with the scsi engine"
 aw_cleanup || fail "cleanup"
+# on_demand LOWER ENGINE MODULE: awctl create over LOWER picks ENGINE, its
+# MODULE loaded on demand from the DKMS install.
+on_demand() {
+	modprobe awblk || fail "modprobe awblk"
+	dev=$($AWKIT_ROOT/build/tools/awctl create $1) || fail "awctl create $1"
+	[ "$(cat /sys/block/${dev#/dev/}/awblk/engine)" = $2 ] || fail "engine not $2"
+	case "$(modinfo -n $3)" in */updates/dkms/*) ;; *) fail "$3 not from DKMS" ;; esac
+	grep -q "^$3 " /proc/modules || fail "$3 is not loaded"
+	echo "ok: awctl create $1 loads the DKMS-installed $3 on demand"
+	aw_cleanup || fail "cleanup"
+}
 # The NVMe engine, on demand too, over QEMU's emulated NVMe: awctl (the
 # tree's) hands it the Identify data.
 modprobe nvme || fail "modprobe nvme"
 ns=$(aw_nvme_disks QEMU 1) || fail "no NVMe namespace"
 ns=${ns%% *}
-modprobe awblk || fail "modprobe awblk"
-dev=$($AWKIT_ROOT/build/tools/awctl create /dev/$ns) || fail "awctl create /dev/$ns"
-[ "$(cat /sys/block/${dev#/dev/}/awblk/engine)" = nvme ] || fail "engine not nvme"
-case "$(modinfo -n awnvme)" in */updates/dkms/*) ;; *) fail "awnvme not from DKMS" ;; esac
-grep -q '^awnvme ' /proc/modules || fail "awnvme is not loaded"
-echo "ok: awctl create /dev/$ns loads the DKMS-installed awnvme on demand"
-aw_cleanup || fail "cleanup"
+on_demand /dev/$ns nvme awnvme
 # The software engine, on demand too, over a disk that awctl formatted.
 modprobe awscsi atomic_wr=0 || fail "modprobe awscsi"
 disk=$(aw_disks awscsi) || fail "no disk"
 $AWKIT_ROOT/build/tools/awctl format /dev/$disk >/dev/null || fail "awctl format /dev/$disk"
-modprobe awblk || fail "modprobe awblk"
-dev=$($AWKIT_ROOT/build/tools/awctl create /dev/$disk) || fail "awctl create /dev/$disk"
-[ "$(cat /sys/block/${dev#/dev/}/awblk/engine)" = sw ] || fail "engine not sw"
-case "$(modinfo -n awsw)" in */updates/dkms/*) ;; *) fail "awsw not from DKMS" ;; esac
-grep -q '^awsw ' /proc/modules || fail "awsw is not loaded"
-echo "ok: awctl create over a formatted disk loads the DKMS-installed awsw on demand"
-aw_cleanup || fail "cleanup"
+on_demand /dev/$disk sw awsw

@@ -10,20 +10,12 @@
 # units, must lose no durable write. AW_CRASH_CUTS (make crash) sets the
 # number of cuts of the atomic run; AWKIT_SEED its seed.
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
-aw_load_awsw || fail "load awsw"
-CTL=/sys/devices/awscsi
-C=$AWKIT_ROOT/build/tools/awcrash
-AWCTL=$AWKIT_ROOT/build/tools/awctl
-aw_insmod awscsi dev_size_mb=24 write_cache=1 atomic_wr=0 || fail insmod
-disk=$(aw_disks awscsi) || fail "no disk"
+aw_sw_crash_setup
 aw_sw_format /dev/$disk || fail "format"
 dev=$($AWCTL create /dev/$disk) || fail "create"
 [ -e /sys/block/${dev#/dev/}/awblk/engine_stats ] || fail "$dev is not on the sw engine"
 $AWCTL info $dev
-seed=${AWKIT_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
 cuts=${AW_CRASH_CUTS:-60}
-export AWSW_STATS=/tmp/awsw-stats
-R="sh $AWKIT_ROOT/tests/qemu/awsw-attach.sh /dev/$disk"
 run() { # CUTS MODE: one awcrash sizes run; sets $out and $dev
 	: >$AWSW_STATS
 	t0=$(date +%s)

@@ -13,15 +13,7 @@
 #     unit torn and no acknowledged write lost, and records were replayed.
 # (c) A corrupt superblock: create fails with EINVAL and writes nothing.
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
-aw_load_awsw || fail "load awsw"
-CTL=/sys/devices/awscsi
-C=$AWKIT_ROOT/build/tools/awcrash
-AWCTL=$AWKIT_ROOT/build/tools/awctl
-aw_insmod awscsi dev_size_mb=24 write_cache=1 atomic_wr=0 || fail insmod
-disk=$(aw_disks awscsi) || fail "no disk"
-seed=${AWKIT_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
-export AWSW_STATS=/tmp/awsw-stats
-R="sh $AWKIT_ROOT/tests/qemu/awsw-attach.sh /dev/$disk"
+aw_sw_crash_setup
 md5() { dd if=/dev/$disk iflag=direct bs=1M status=none | md5sum; }
 
 # (a)

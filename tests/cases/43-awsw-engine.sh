@@ -7,7 +7,6 @@
 # which recovers; on 6.12 statx and RWF_ATOMIC work on the device.
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
 AWCTL=$AWKIT_ROOT/build/tools/awctl
-C=$AWKIT_ROOT/build/tools/awcrash
 CTL=/sys/devices/awscsi
 aw_load_awsw || fail "load awblk and awsw"
 aw_insmod awscsi dev_size_mb=64 atomic_wr=0 write_cache=1 block_ndelay=20000 || fail "insmod awscsi"
@@ -23,15 +22,7 @@ stat() { sed -n "s/^$1 //p" /sys/block/$n/awblk/engine_stats; }
 $AWCTL info $dev | grep -q '^atomic_write_unit_max: 65536$' || fail "unit_max is not 64 KiB: $($AWCTL info $dev)"
 
 # 1. Racing readers (awscsi's per-block delay widens the window).
-dd if=/dev/zero of=$dev bs=64k count=1 oflag=direct status=none || fail "zero unit 0"
-out=$($C race $dev 65536 10 atomic) || fail "race atomic"
-echo "$out"
-case "$out" in *" mixed=0") ;; *) fail "a reader saw a torn atomic write" ;; esac
-reads=$(echo "$out" | sed 's/.*reads=\([0-9]*\).*/\1/')
-[ "$reads" -gt 50 ] || fail "too few reads ($reads)"
-out=$($C race $dev 65536 30 normal) || fail "race normal"
-echo "$out"
-case "$out" in *" mixed=0") fail "plain writes never tore for a racing reader: no teeth" ;; esac
+aw_race_check $dev 50
 echo "ok: readers see atomic writes whole, plain writes mixed"
 
 # 2. An atomic write, then a durable plain write over it, then a power cut

@@ -166,3 +166,37 @@ aw_sw_format() { "$AWKIT_ROOT/build/tools/awctl" format "$1" --force >/dev/null;
 # aw_sum_stat FILE NAME: the sum of "NAME N" over the engine_stats lines
 # awsw-attach.sh logged.
 aw_sum_stat() { tr ' ' '\n' <"$1" | awk -v n="$2" 'p == n { s += $1 } { p = $1 } END { print s + 0 }'; }
+
+# aw_race_check DEV MIN_READS: readers racing atomic writes to DEV's first
+# 64 KiB unit never see it mixed (at least MIN_READS reads), and readers
+# racing plain writes do (the check has teeth).
+aw_race_check() {
+	local out reads
+	# The race starts from a uniform unit.
+	dd if=/dev/zero of=$1 bs=64k count=1 oflag=direct status=none || fail "zero unit 0 of $1"
+	out=$("$AWKIT_ROOT/build/tools/awcrash" race $1 65536 10 atomic) || fail "race atomic on $1"
+	echo "$out"
+	case "$out" in *" mixed=0") ;; *) fail "a reader saw a torn atomic write on $1" ;; esac
+	reads=$(echo "$out" | sed 's/.*reads=\([0-9]*\).*/\1/')
+	[ "$reads" -gt $2 ] || fail "too few reads ($reads)"
+	out=$("$AWKIT_ROOT/build/tools/awcrash" race $1 65536 30 normal) || fail "race normal on $1"
+	echo "$out"
+	case "$out" in *" mixed=0") fail "plain writes never tore for a racing reader on $1: no teeth" ;; esac
+}
+
+# aw_sw_crash_setup: for the software engine's power-cut cases: awsw
+# loaded and one awscsi disk (24 MiB, write cache on, no atomic support)
+# in $disk; $C (awcrash), $CTL (awscsi's controls), $AWCTL, $seed
+# (AWKIT_SEED or random), $R (the command that attaches again) and
+# AWSW_STATS (where it logs the engine's counts).
+aw_sw_crash_setup() {
+	aw_load_awsw || fail "load awsw"
+	CTL=/sys/devices/awscsi
+	C=$AWKIT_ROOT/build/tools/awcrash
+	AWCTL=$AWKIT_ROOT/build/tools/awctl
+	aw_insmod awscsi dev_size_mb=24 write_cache=1 atomic_wr=0 || fail insmod
+	disk=$(aw_disks awscsi) || fail "no disk"
+	seed=${AWKIT_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
+	export AWSW_STATS=/tmp/awsw-stats
+	R="sh $AWKIT_ROOT/tests/qemu/awsw-attach.sh /dev/$disk"
+}
