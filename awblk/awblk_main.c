@@ -30,6 +30,7 @@
 #include "uapi/awkit.h"
 #include "awblk_engine.h"
 #include "awblk_logic.h"
+#include "awsw_format.h"
 
 #define AWBLK_MAX_DEVICES	256
 
@@ -108,6 +109,34 @@ static struct awblk_engine *find_engine(unsigned int id)
 }
 
 /*
+ * Does @bdev start with the software engine's superblock? Then no other
+ * engine may have it: it would show the journal as data, and writes there
+ * would destroy the journal.
+ */
+static int has_sw_format(struct block_device *bdev)
+{
+	unsigned int len = max_t(unsigned int, bdev_logical_block_size(bdev),
+				 PAGE_SIZE);
+	struct page *p = alloc_pages(GFP_KERNEL, get_order(len));
+	struct bio_vec bv;
+	struct bio bio;
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	bio_init(&bio, bdev, &bv, 1, REQ_OP_READ);
+	__bio_add_page(&bio, p, len, 0);
+	ret = submit_bio_wait(&bio);
+	if (!ret)
+		/* Any version of it: the magic but its last digit. */
+		ret = !memcmp(page_address(p), AWSW_SB_MAGIC,
+			      AWSW_SB_MAGIC_LEN - 1);
+	bio_uninit(&bio);
+	__free_pages(p, get_order(len));
+	return ret;
+}
+
+/*
  * Bind an engine to @d: the one asked for, or with AW_ENGINE_AUTO the first
  * that claims the lower device. Engines live in their own modules, loaded on
  * demand by alias. Called without awblk_lock (request_module sleeps long).
@@ -127,6 +156,15 @@ static int bind_engine(struct awblk_dev *d, unsigned int id,
 	int ret = -ENODEV;
 
 	memset(hw, 0, sizeof(*hw));
+	if (id != AW_ENGINE_AUTO && id != AW_ENGINE_SW) {
+		ret = has_sw_format(d->lower.bdev);
+		if (ret > 0) {
+			pr_info("%pg: holds the software engine's format: only --engine sw or auto may use it\n",
+				d->lower.bdev);
+			return -EINVAL;
+		}
+		/* A disk that cannot be read here fails its I/O later. */
+	}
 	if (id == AW_ENGINE_NONE)
 		return 0;
 	for (i = 0; i < ARRAY_SIZE(order); i++) {

@@ -5,7 +5,8 @@
 # of unit_max reads back, also after remove and create; format refuses a
 # disk in use, an earlier format, a filesystem and a partition table without
 # --force; create refuses an unformatted disk (ENODEV) and a damaged
-# superblock (EINVAL), with the reason in the kernel log, writing nothing.
+# superblock (EINVAL), with the reason in the kernel log, writing nothing;
+# another engine over a formatted disk is refused (EINVAL).
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
 AWCTL=$AWKIT_ROOT/build/tools/awctl
 SB="python3 $AWKIT_ROOT/tests/tools/awswsb.py"
@@ -32,7 +33,8 @@ readback() {
 		cmp -s /tmp/got "$4"
 }
 # refused_create DISK ERRNO-TEXT LOG-TEXT [ARGS]: create fails, says why in
-# the kernel log, leaves the first 2 MiB of DISK as they were.
+# the kernel log (a line of module $who, awsw unless set), leaves the first
+# 2 MiB of DISK as they were.
 refused_create() {
 	disk=$1 etext=$2 ltext=$3; shift 3
 	before=$(sum2m "$disk")
@@ -40,8 +42,8 @@ refused_create() {
 	[ "$(code $AWCTL create "$disk" "$@")" = 1 ] ||
 		fail "create $disk $* not refused ($ltext): $(cat /tmp/out /tmp/err)"
 	grep -qF "$etext" /tmp/err || fail "create $disk $*: '$etext' expected: $(cat /tmp/err)"
-	logged "awsw: " "${disk#/dev/}: $ltext" ||
-		fail "no kernel log line 'awsw: ${disk#/dev/}: $ltext': $(dmesg | tail -n +$((mark + 1)))"
+	logged "${who:-awsw}: " "${disk#/dev/}: $ltext" ||
+		fail "no kernel log line '${who:-awsw}: ${disk#/dev/}: $ltext': $(dmesg | tail -n +$((mark + 1)))"
 	[ "$(sum2m "$disk")" = "$before" ] || fail "refused create $disk $* changed the disk"
 	no_awblk || fail "a refused create left a device: $(ls /sys/block)"
 	echo "ok: create $disk${*:+ $*} refused: $(cat /tmp/err); log: $ltext"
@@ -63,6 +65,14 @@ for kv in magic=AWKITSW1 version=1 crc_ok=1 lbs=512 unit_max=65536 \
 done
 uuid=$(field "$A" uuid) dsize=$((28 * MiB)) dstart=$((4 * MiB))
 echo "ok: $out"
+
+# Any other engine would show the superblock and journal as data.
+who=awblk
+for e in none scsi nvme; do
+	refused_create "$A" "Invalid argument" \
+		"holds the software engine's format: only --engine sw or auto may use it" --engine $e
+done
+who=
 
 # create picks the software engine; the device is the data area.
 dev=$($AWCTL create "$A") || fail "create over the formatted $A"
