@@ -128,9 +128,7 @@ static int has_sw_format(struct block_device *bdev)
 	__bio_add_page(&bio, p, len, 0);
 	ret = submit_bio_wait(&bio);
 	if (!ret)
-		/* Any version of it: the magic but its last digit. */
-		ret = !memcmp(page_address(p), AWSW_SB_MAGIC,
-			      AWSW_SB_MAGIC_LEN - 1);
+		ret = awsw_format_at(page_address(p), len);
 	bio_uninit(&bio);
 	__free_pages(p, get_order(len));
 	return ret;
@@ -156,14 +154,12 @@ static int bind_engine(struct awblk_dev *d, unsigned int id,
 	int ret = -ENODEV;
 
 	memset(hw, 0, sizeof(*hw));
-	if (id != AW_ENGINE_AUTO && id != AW_ENGINE_SW) {
-		ret = has_sw_format(d->lower.bdev);
-		if (ret > 0) {
-			pr_info("%pg: holds the software engine's format: only --engine sw or auto may use it\n",
-				d->lower.bdev);
-			return -EINVAL;
-		}
-		/* A disk that cannot be read here fails its I/O later. */
+	/* A disk that cannot be read here fails its I/O later. */
+	if (id != AW_ENGINE_AUTO && id != AW_ENGINE_SW &&
+	    has_sw_format(d->lower.bdev) > 0) {
+		pr_info("%pg: holds the software engine's format: only --engine sw or auto may use it\n",
+			d->lower.bdev);
+		return -EINVAL;
 	}
 	if (id == AW_ENGINE_NONE)
 		return 0;

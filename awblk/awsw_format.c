@@ -596,7 +596,7 @@ const char *awsw_foreign_signature(const u8 *buf, u32 len)
 	if (!buf)
 		return NULL;
 	/* The most specific first: a GPT disk also has a (protective) MBR. */
-	if (sig_at(buf, len, 0, AWSW_SB_MAGIC, AWSW_SB_MAGIC_LEN - 1))
+	if (awsw_format_at(buf, len))
 		return "awkit software-engine format";
 	if (sig_at(buf, len, 0, "LUKS\xba\xbe", 6))
 		return "LUKS";

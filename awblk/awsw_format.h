@@ -238,4 +238,14 @@ unsigned int awsw_replay_plan(struct awsw_rec *recs, unsigned int n,
  */
 const char *awsw_foreign_signature(const u8 *buf, u32 len);
 
+/*
+ * Do the first @len bytes of a device, at @buf, start with this format's
+ * superblock, of any version (the magic but its last digit)?
+ */
+static inline bool awsw_format_at(const u8 *buf, u32 len)
+{
+	return len >= AWSW_SB_MAGIC_LEN - 1 &&
+	       !memcmp(buf, AWSW_SB_MAGIC, AWSW_SB_MAGIC_LEN - 1);
+}
+
 #endif /* AWSW_FORMAT_H */
