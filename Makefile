@@ -5,12 +5,12 @@ KVERS := $(KVER)
 else
 KVERS = $(shell sh tests/qemu/kernels.sh)
 endif
-MODULE_DIRS := awscsi awblk awnvme
+MODULE_DIRS := awscsi awblk awnvme awfs
 MODULE_SRC := Kbuild include $(MODULE_DIRS)
 HOSTCC ?= gcc
 CFLAGS_HOST := -O2 -g -Wall -Wextra -Werror -Iinclude -Iawscsi
 UNIT_TESTS := $(patsubst tests/unit/%.c,build/unit/%,$(wildcard tests/unit/test_*.c))
-TOOLS := build/tools/awtorn build/tools/awcrash build/tools/awbench
+TOOLS := build/tools/awtorn build/tools/awcrash build/tools/awbench build/tools/awfsx build/tools/awpgcrash
 
 include tools/tools.mk
 
@@ -47,13 +47,13 @@ modules:
 	done
 
 PURE_SRC := awscsi/awscsi_logic.c awscsi/awscsi_vpd.c awblk/awblk_logic.c \
-	awnvme/awnvme_id.c awblk/awsw_format.c
+	awnvme/awnvme_id.c awblk/awsw_format.c awfs/awfs_logic.c
 PURE_HDR := awscsi/awscsi_logic.h awscsi/awscsi_vpd.h awblk/awblk_logic.h \
-	awnvme/awnvme_id.h awblk/awsw_format.h include/aw_pure.h
+	awnvme/awnvme_id.h awblk/awsw_format.h awfs/awfs_logic.h include/aw_pure.h
 
 build/unit/%: tests/unit/%.c tests/unit/check.h $(PURE_SRC) $(PURE_HDR)
 	@mkdir -p build/unit
-	$(HOSTCC) $(CFLAGS_HOST) -Iawblk -Iawnvme -o $@ $< $(PURE_SRC)
+	$(HOSTCC) $(CFLAGS_HOST) -Iawblk -Iawnvme -Iawfs -o $@ $< $(PURE_SRC)
 
 # Host tests of tools too: awctl format on image files.
 UNIT_SCRIPTS := $(wildcard tests/unit/test_*.sh)

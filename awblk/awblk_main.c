@@ -29,6 +29,7 @@
 
 #include "uapi/awkit.h"
 #include "awblk_engine.h"
+#include "awblk_api.h"
 #include "awblk_logic.h"
 #include "awsw_format.h"
 
@@ -37,6 +38,8 @@
 static char *lower;
 module_param(lower, charp, 0444);
 MODULE_PARM_DESC(lower, "create /dev/awblk0 over this block device at load");
+
+static const struct block_device_operations awblk_fops;
 
 struct awblk_dev {
 	int index;
@@ -478,6 +481,55 @@ static void awblk_submit_bio(struct bio *bio)
 	else
 		remap(d, bio);
 }
+
+/* ---- in-kernel users (awfs): limits and atomic writes by bio ---- */
+
+static struct awblk_dev *bdev_awblk(struct block_device *bdev)
+{
+	if (bdev->bd_disk->fops != &awblk_fops || bdev_is_partition(bdev))
+		return NULL;
+	return bdev->bd_disk->private_data;
+}
+
+static void get_limits(struct awblk_dev *d, struct aw_limits *l);
+
+/**
+ * awblk_bdev_limits - the atomic limits of an awblk device
+ * @bdev: a block device (a file system's s_bdev, say)
+ * @l: filled as AW_IOC_GET_LIMITS fills it
+ *
+ * Return: 0, or -ENODEV when @bdev is not a whole awblk device.
+ */
+int awblk_bdev_limits(struct block_device *bdev, struct aw_limits *l)
+{
+	struct awblk_dev *d = bdev_awblk(bdev);
+
+	if (!d)
+		return -ENODEV;
+	get_limits(d, l);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(awblk_bdev_limits);
+
+/**
+ * awblk_submit_atomic - submit @bio to its awblk device as one atomic write
+ * @bio: a write whose bi_bdev is an awblk device (awblk_bdev_limits() said so)
+ *
+ * The same checks as a REQ_ATOMIC bio or the ioctl; a write that breaks the
+ * limits completes with an error and writes nothing. This is the one way to
+ * make an atomic write from the kernel on 6.1, which has no REQ_ATOMIC.
+ */
+void awblk_submit_atomic(struct bio *bio)
+{
+	struct awblk_dev *d = bdev_awblk(bio->bi_bdev);
+
+	if (WARN_ON_ONCE(!d)) {
+		bio_io_error(bio);
+		return;
+	}
+	submit_native_atomic(d, bio);
+}
+EXPORT_SYMBOL_GPL(awblk_submit_atomic);
 
 /* ---- ioctls on /dev/awblkN ---- */
 

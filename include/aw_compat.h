@@ -9,6 +9,9 @@
 #include <linux/version.h>
 #include <linux/blkdev.h>
 #include <linux/fs.h>
+#include <linux/mount.h>
+#include <linux/pagemap.h>
+#include <linux/writeback.h>
 
 /* Native block atomic writes: REQ_ATOMIC, queue limits, statx, RWF_ATOMIC. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
@@ -166,6 +169,68 @@ static inline bool aw_bio_is_atomic(struct bio *bio)
 #else
 	return false;
 #endif
+}
+
+
+/* ---- file systems (awfs) ---- */
+
+/* Mount id mappings: a user namespace until 6.2, struct mnt_idmap after. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+typedef struct mnt_idmap aw_idmap_t;
+#define aw_mnt_idmap(mnt)	mnt_idmap(mnt)
+#define AW_RENAMEDATA_IDMAP(rd, m)	\
+	do { (rd)->old_mnt_idmap = (m); (rd)->new_mnt_idmap = (m); } while (0)
+#else
+typedef struct user_namespace aw_idmap_t;
+#define aw_mnt_idmap(mnt)	mnt_user_ns(mnt)
+#define AW_RENAMEDATA_IDMAP(rd, m)	\
+	do { (rd)->old_mnt_userns = (m); (rd)->new_mnt_userns = (m); } while (0)
+#endif
+
+/* 6.12 marks a getattr the VFS already checked; a stacked one passes it on not. */
+#ifndef AT_GETATTR_NOSEC
+#define AT_GETATTR_NOSEC	0
+#endif
+
+static inline void aw_fillattr(aw_idmap_t *idmap, u32 mask,
+			       struct inode *inode, struct kstat *stat)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+	generic_fillattr(idmap, mask, inode, stat);
+#else
+	generic_fillattr(idmap, inode, stat);
+#endif
+}
+
+/* write_cache_pages() hands its callback a page until 6.3, a folio after. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+typedef struct folio aw_wp_arg_t;
+static inline struct folio *aw_wp_folio(struct folio *f)
+{
+	return f;
+}
+#else
+typedef struct page aw_wp_arg_t;
+static inline struct folio *aw_wp_folio(struct page *p)
+{
+	return page_folio(p);
+}
+#endif
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#define aw_splice_read	filemap_splice_read
+#else
+#define aw_splice_read	generic_file_splice_read
+#endif
+
+/* A page-cache folio, NULL when there is none (6.1 said NULL, 6.12 ERR_PTR). */
+static inline struct folio *aw_get_folio(struct address_space *mapping,
+					 pgoff_t index, unsigned int fgp,
+					 gfp_t gfp)
+{
+	struct folio *f = __filemap_get_folio(mapping, index, fgp, gfp);
+
+	return IS_ERR(f) ? NULL : f;
 }
 
 #endif /* AW_COMPAT_H */

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * awfs: a stacked file system over a directory of a file system that sits
+ * on an awblk device. Names, attributes and metadata are the lower file
+ * system's (overlay style); file data has awfs's own page cache, so awfs
+ * decides how it reaches the disk: a unit written atomically (the ioctl,
+ * or a whole aligned unit under "untorn") is tagged, and writeback sends
+ * it to the awblk device at its physical place as one atomic write; the
+ * rest goes through the lower file.
+ */
+#ifndef AWFS_H
+#define AWFS_H
+
+#include <linux/fs.h>
+#include <linux/xarray.h>
+#include <linux/mutex.h>
+#include "aw_compat.h"
+#include "uapi/awfs.h"
+
+struct awfs_sb {
+	struct path lower;		/* the lower directory */
+	struct block_device *bdev;	/* the awblk device under it */
+	struct aw_limits dev;		/* its atomic limits */
+	const struct cred *cred;	/* the mounter's: opens lower files */
+	u32 unit;			/* the mount's unit, bytes */
+	bool untorn;			/* whole aligned units of write() are atomic */
+};
+
+struct awfs_inode {
+	struct inode vfs;
+	struct inode *lower;
+	struct file *lfile;		/* the lower file behind the page cache */
+	struct mutex lfile_lock;	/* opening lfile */
+	u32 unit;			/* forcealign unit, bytes; 0: off */
+	bool capable;			/* atomic writes possible */
+	bool warned;			/* said once why not */
+	bool align_init;		/* unit read from the lower file */
+	atomic_t unflushed;		/* atomic writes since the last flush */
+	struct xarray tags;		/* unit index -> physical block + 1 */
+};
+
+struct awfs_dentry {
+	struct path lower;
+};
+
+static inline struct awfs_sb *AWFS_SB(struct super_block *sb)
+{
+	return sb->s_fs_info;
+}
+
+static inline struct awfs_inode *AWFS_I(struct inode *inode)
+{
+	return container_of(inode, struct awfs_inode, vfs);
+}
+
+static inline struct inode *awfs_lower_inode(struct inode *inode)
+{
+	return AWFS_I(inode)->lower;
+}
+
+static inline struct path *awfs_lower_path(struct dentry *dentry)
+{
+	return &((struct awfs_dentry *)dentry->d_fsdata)->lower;
+}
+
+static inline aw_idmap_t *awfs_idmap(struct dentry *dentry)
+{
+	return aw_mnt_idmap(awfs_lower_path(dentry)->mnt);
+}
+
+/* awfs_inode.c */
+extern const struct dentry_operations awfs_dops;
+extern const struct xattr_handler *awfs_xattr_handlers[];
+struct inode *awfs_iget(struct super_block *sb, struct inode *lower);
+int awfs_dentry_init(struct dentry *dentry, const struct path *lower);
+void awfs_copy_attr(struct inode *inode);
+
+/* awfs_file.c */
+extern const struct file_operations awfs_file_fops;
+extern const struct file_operations awfs_dir_fops;
+extern const struct address_space_operations awfs_aops;
+void awfs_init_align(struct inode *inode, struct dentry *lower);
+void awfs_drop_tags(struct inode *inode, loff_t from, loff_t to);
+int awfs_truncate(struct inode *inode, loff_t size);
+int awfs_wb_init(void);
+void awfs_wb_exit(void);
+
+#endif /* AWFS_H */

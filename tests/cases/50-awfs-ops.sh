@@ -1,0 +1,100 @@
+#!/bin/sh
+# awfs over ext4 (bigalloc, 16 KiB clusters) on awblk on an awscsi disk with
+# atomic writes: mount refusals; every file operation through awfs, checked
+# against the lower directory; awfsx (random writes, reads, truncates, mmap,
+# fallocate and atomic writes against a model) on both a plain and an untorn
+# mount; the atomic ioctl's bad input writes nothing.
+. "$AWKIT_ROOT/tests/qemu/lib.sh"
+. "$AWKIT_ROOT/tests/qemu/awfs-lib.sh"
+aw_awfs_stack 256
+L=$LOWER_MNT/data M=$AWFS_MNT
+FSX=$AWKIT_ROOT/build/tools/awfsx
+
+# 1. Mount refusals, each with its reason in the log.
+refused() { # WHY LOG_TEXT MOUNT_ARGS...
+	why=$1 text=$2; shift 2
+	mount -t awfs "$@" 2>/dev/null && { umount $M; fail "mounted: $why"; }
+	dmesg | tail -5 | grep -q "$text" || fail "no \"$text\" in the log for $why"
+	echo "ok: refused $why"
+}
+mkdir -p /tmp/notaw
+refused "a directory not on awblk" "is not on an awblk device" -o unit=16k /tmp/notaw $M
+refused "no unit" "unit=BYTES is required" $L $M
+refused "a unit the device cannot do" "outside the device's atomic unit range" -o unit=128k $L $M
+refused "a unit that is not a power of two" "not a power of two" -o unit=12k $L $M
+refused "an unknown option" "unknown option" -o unit=16k,bogus $L $M
+refused "a unit below a page" "smaller than a page" -o unit=2k $L $M
+
+mount -t awfs -o unit=16k $L $M || fail "mount awfs"
+grep -q " $M awfs .*unit=16384" /proc/mounts || fail "mount options not shown: $(grep awfs /proc/mounts)"
+[ "$(stat -f -c %t $M)" = 61776673 ] || fail "statfs type is not awfs"
+
+# 2. Names and attributes, each checked in the lower directory.
+cd $M || fail cd
+ok "mkdir" mkdir -p d1/d2
+ok "create" sh -c 'echo hello >d1/f'
+ok "lower has the file" test -f $L/d1/f
+ok "sync" sync d1/f
+ok "lower has the data after sync" grep -q hello $L/d1/f
+ok "rename" mv d1/f d1/d2/g
+ok "renamed in lower" test -f $L/d1/d2/g -a ! -e $L/d1/f
+ok "hard link" ln d1/d2/g h
+[ "$(stat -c %h h)" = 2 ] || fail "link count $(stat -c %h h)"
+ok "symlink" ln -s d1/d2/g s
+[ "$(readlink s)" = d1/d2/g ] && [ "$(cat s)" = hello ] || fail "symlink"
+ok "lower symlink" test -L $L/s
+ok "chmod" chmod 640 h
+[ "$(stat -c %a $L/h)" = 640 ] || fail "chmod did not reach the lower"
+ok "xattrs" python3 - h $L/d1/d2/g <<'PYEOF'
+import os, sys
+os.setxattr(sys.argv[1], "user.k", b"v1")
+assert os.getxattr(sys.argv[2], "user.k") == b"v1", "not in the lower"
+assert "user.k" in os.listxattr(sys.argv[1]), os.listxattr(sys.argv[1])
+assert os.getxattr(sys.argv[1], "user.k") == b"v1"
+os.removexattr(sys.argv[1], "user.k")
+assert "user.k" not in os.listxattr(sys.argv[2])
+PYEOF
+ok "readdir" sh -c "ls -a d1/d2 | tr '\n' ' ' | grep -q '^\. \.\. g $'"
+ok "unlink" rm h
+[ "$(stat -c %h d1/d2/g)" = 1 ] || fail "link count after unlink"
+ok "truncate up" truncate -s 100000 d1/d2/g
+[ "$(stat -c %s $L/d1/d2/g)" = 100000 ] || fail "lower size after truncate"
+ok "truncate down" truncate -s 3 d1/d2/g
+[ "$(cat d1/d2/g)" = hel ] || fail "truncated content"
+ok "fallocate" fallocate -l 1M fa
+[ "$(stat -c %s fa)" = 1048576 ] || fail "fallocate size"
+ok "rmdir refused when not empty" sh -c '! rmdir d1 2>/dev/null'
+ok "rm -r" rm -r d1 s fa
+ok "lower empty" test -z "$(ls -A $L)"
+ok "mknod fifo" mkfifo p
+ok "fifo in lower" test -p $L/p
+rm p
+# Written data reaches the lower file at writeback; fsync makes it so.
+head -c 200000 /dev/urandom >r
+ok "fsync" python3 -c "import os; fd = os.open('r', os.O_RDWR); os.fsync(fd)"
+cmp r $L/r || fail "lower file differs after fsync"
+rm r
+echo "ok: names, attributes, xattrs, links, truncate, fallocate"
+
+# 3. awfsx: random operations against a model, with and without mmap,
+# with atomic writes.
+for seed in 1 2 3; do
+	$FSX $M/x$seed --seed $seed --ops 3000 --atomic --reopen || fail "awfsx seed $seed"
+done
+$FSX $M/plain --seed 4 --ops 3000 --no-mmap || fail "awfsx without mmap"
+cd /
+umount $M || fail "umount"
+# Remounted: the data and the files' units persist.
+mount -t awfs -o unit=16k $L $M || fail "remount"
+$FSX $M/x4 --seed 5 --ops 2000 --atomic || fail "awfsx after remount"
+umount $M
+
+# 4. Untorn mount: write() of whole units is atomic.
+mount -t awfs -o unit=16k,untorn $L $M || fail "mount untorn"
+for seed in 6 7; do
+	$FSX $M/u$seed --seed $seed --ops 3000 --atomic --reopen || fail "awfsx untorn seed $seed"
+done
+cd /
+umount $M || fail "umount untorn"
+grep -q "atomic_writes [1-9]" /sys/devices/awscsi/stats || { cat /sys/devices/awscsi/stats; fail "no atomic write reached the disk"; }
+aw_awfs_down
