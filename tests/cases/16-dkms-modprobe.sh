@@ -44,3 +44,19 @@ modprobe awscsi atomic_wr=0 || fail "modprobe awscsi"
 disk=$(aw_disks awscsi) || fail "no disk"
 $AWKIT_ROOT/build/tools/awctl format /dev/$disk >/dev/null || fail "awctl format /dev/$disk"
 on_demand /dev/$disk sw awsw
+# awfs: mount -t awfs loads the DKMS-installed module by its fs-awfs alias.
+modprobe awscsi atomic_wr=1 || fail "modprobe awscsi"
+disk=$(aw_disks awscsi) || fail "no disk"
+modprobe awblk "lower=/dev/$disk" || fail "modprobe awblk"
+i=0
+until [ -b /dev/awblk0 ]; do
+	i=$((i + 1)); [ $i -gt 100 ] && fail "no /dev/awblk0"; sleep 0.1
+done
+modprobe ext4 && mkfs.ext4 -q -F /dev/awblk0 || fail "mkfs.ext4"
+mkdir -p /tmp/l /tmp/m && mount /dev/awblk0 /tmp/l || fail "mount ext4"
+grep -q awfs /proc/filesystems && fail "awfs loaded before the mount"
+mount -t awfs -o unit=16k /tmp/l /tmp/m || fail "mount -t awfs did not load awfs on demand"
+case "$(modinfo -n awfs)" in */updates/dkms/*) ;; *) fail "awfs not from DKMS" ;; esac
+echo "ok: mount -t awfs loads the DKMS-installed awfs on demand"
+umount /tmp/m && umount /tmp/l || fail "umount"
+modprobe -r awfs && aw_cleanup || fail "cleanup"

@@ -1,0 +1,168 @@
+#!/bin/sh
+# awfs: writers, readers and mmap users on one file at once, then an
+# unmount with dirty data and a mount (every unit whole and current); the
+# atomic and unit ioctls' bad input (clear errno, nothing written); O_DIRECT
+# atomic writes and limits; append-only and file size limits as write(2)
+# has them; a full lower file system (ENOSPC, nothing written).
+. "$AWKIT_ROOT/tests/qemu/lib.sh"
+. "$AWKIT_ROOT/tests/qemu/awfs-lib.sh"
+aw_awfs_stack 256
+L=$LOWER_MNT/data M=$AWFS_MNT
+CONC="python3 $AWKIT_ROOT/tests/tools/awfsconc.py"
+
+# 1. Concurrency, then unmount with dirty data.
+mount -t awfs -o unit=16k,untorn $L $M || fail "mount awfs"
+$CONC $M/c 15 16384 || fail "writers, readers and mmap users"
+umount $M || fail "umount with dirty data"
+mount -t awfs -o unit=16k,untorn $L $M || fail "mount again"
+$CONC $M/c 0 16384 check || fail "after an unmount with dirty data"
+echo "ok: concurrent writers, readers, mmap; unmount with dirty data kept all"
+
+# 2. Bad input, limits, O_DIRECT, append-only, size limits.
+chattr_a() { chattr +a "$L/$1"; }
+python3 - $M $L <<'PYEOF' || fail "ioctls"
+import ctypes, errno, fcntl, mmap, os, resource, signal, struct, subprocess, sys
+sys.path.insert(0, os.environ["AWKIT_ROOT"] + "/tests/tools")
+import awblkio as A
+M, L = sys.argv[1], sys.argv[2]
+ALIGN_FMT = "=8I"
+GET_ALIGN = (2 << 30) | (32 << 16) | (0xa7 << 8) | 32
+SET_ALIGN = (1 << 30) | (32 << 16) | (0xa7 << 8) | 33
+U = 16384
+
+def expect(err, what, f, *a, **k):
+    try:
+        f(*a, **k)
+    except OSError as e:
+        assert e.errno == err, "%s: %s, want %s" % (what, e, errno.errorcode[err])
+        print("ok: %s -> %s" % (what, errno.errorcode[err]))
+        return
+    raise SystemExit("%s: succeeded, want %s" % (what, errno.errorcode[err]))
+
+def set_align(fd, flags, unit, status=0, res=None):
+    fcntl.ioctl(fd, SET_ALIGN, struct.pack(ALIGN_FMT, flags, unit, status, *(res or [0] * 5)))
+
+def get_align(fd):
+    b = bytearray(32)
+    fcntl.ioctl(fd, GET_ALIGN, b)
+    return struct.unpack(ALIGN_FMT, bytes(b))
+
+p = M + "/a"
+fd = os.open(p, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+old = os.urandom(4 * U)
+os.pwrite(fd, old, 0)
+os.fsync(fd)
+def same(what):
+    assert os.pread(fd, 4 * U, 0) == old, what + ": data changed"
+    assert os.fstat(fd).st_size == 4 * U, what + ": size changed"
+lim = A.limits(fd)
+assert (lim["unit_min"], lim["unit_max"], lim["max_bytes"], lim["segments_max"]) == (U, U, U, 1), lim
+assert lim["untorn"] == U and lim["engine"] == 2, lim
+print("ok: buffered limits", lim)
+new = os.urandom(2 * U)
+for what, args in (
+        ("two units", (0, new)),
+        ("half a unit", (0, new[:U // 2])),
+        ("misaligned", (4096, new[:U])),
+        ("not a power of two", (0, new[:3 * 4096])),
+        ("a reserved field", (0, new[:U], 0, 1)),
+        ("an unknown flag", (0, new[:U], 0x80))):
+    expect(errno.EINVAL, "atomic write with " + what, A.atomic_write, fd, *args)
+    same(what)
+expect(errno.EINVAL, "atomic write with reserved[2]", A.atomic_write, fd, 0, new[:U], reserved=[0, 0, 7, 0])
+expect(errno.EFAULT, "atomic write from a bad pointer", A.atomic_write, fd, 0, None, addr=16, length=U)
+same("bad pointer")
+ro = os.open(p, os.O_RDONLY)
+expect(errno.EBADF, "atomic write on a read-only descriptor", A.atomic_write, ro, 0, new[:U])
+expect(errno.EBADF, "set unit on a read-only descriptor", set_align, ro, 1, U)
+os.close(ro)
+same("read-only")
+# The unit: only on an empty file; bad values refused.
+expect(errno.EBUSY, "set unit on a file with data", set_align, fd, 1, 8192)
+e = os.open(M + "/e", os.O_RDWR | os.O_CREAT, 0o644)
+for what, a in (("12 KiB", (1, 12288)), ("an unknown flag", (3, U)), ("a unit without force", (0, U)),
+                ("status set", (1, U, 1)), ("a reserved field", (1, U, 0, [0, 1, 0, 0, 0])),
+                ("a unit too big for the device", (1, 131072))):
+    expect(errno.EINVAL, "set unit " + what, set_align, e, *a)
+assert get_align(e)[:3] == (1, U, 1), get_align(e)
+set_align(e, 0, 0)
+assert get_align(e)[:3] == (0, 0, 0), get_align(e)
+assert A.limits(e)["unit_max"] == 0
+os.pwrite(e, b"x" * U, 0)
+expect(errno.EOPNOTSUPP, "atomic write on a file without a unit", A.atomic_write, e, 0, new[:U])
+assert os.pread(e, U, 0) == b"x" * U
+os.close(e)
+e = os.open(M + "/e8", os.O_RDWR | os.O_CREAT, 0o644)
+set_align(e, 1, 8192)
+assert A.limits(e)["unit_max"] == 8192
+A.atomic_write(e, 8192, new[:8192])
+assert os.pread(e, 16384, 0) == bytes(8192) + new[:8192]
+os.close(e)
+print("ok: per-file units (ioctl, 8 KiB unit written)")
+# O_DIRECT: the device's limits within the unit; a direct atomic write.
+d = os.open(p, os.O_RDWR | os.O_DIRECT)
+lim = A.limits(d)
+assert (lim["unit_min"], lim["unit_max"]) == (512, U), lim
+A.atomic_write(d, 2 * U + 4096, new[:4096])
+old = old[:2 * U + 4096] + new[:4096] + old[2 * U + 8192:]
+same("O_DIRECT atomic write")
+expect(errno.EINVAL, "O_DIRECT atomic write across units", A.atomic_write, d, U + 8192, new[:U])
+os.close(d)
+print("ok: O_DIRECT limits and atomic write")
+# Append-only (set on the lower file, seen through awfs).
+subprocess.check_call(["chattr", "+a", L + "/a"])
+os.stat(p)
+expect(errno.EPERM, "atomic write on an append-only file", A.atomic_write, fd, 0, new[:U])
+subprocess.check_call(["chattr", "-a", L + "/a"])
+same("append-only")
+# RLIMIT_FSIZE, as write(2): EFBIG (SIGXFSZ ignored).
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (4 * U, resource.RLIM_INFINITY))
+expect(errno.EFBIG, "atomic write past RLIMIT_FSIZE", A.atomic_write, fd, 4 * U, new[:U])
+resource.setrlimit(resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+same("RLIMIT_FSIZE")
+os.close(fd)
+PYEOF
+echo "ok: ioctls"
+
+# 3. A full lower file system: ENOSPC, nothing written; written units still go.
+python3 - $M <<'PYEOF' || fail "ENOSPC"
+import errno, os, sys
+sys.path.insert(0, os.environ["AWKIT_ROOT"] + "/tests/tools")
+import awblkio as A
+M = sys.argv[1]
+U = 16384
+fd = os.open(M + "/full", os.O_RDWR | os.O_CREAT, 0o644)
+data = os.urandom(U)
+os.pwrite(fd, data, 0)
+os.fsync(fd)
+fill = os.open(M + "/filler", os.O_RDWR | os.O_CREAT, 0o644)
+off = 0
+for step in (1 << 20, U):	# megabytes, then the last clusters
+    while True:
+        try:
+            os.posix_fallocate(fill, off, step)
+            off += step
+        except OSError as e:
+            assert e.errno == errno.ENOSPC, e
+            break
+n = off >> 20
+print("filled the lower file system with %d MiB" % n)
+try:
+    A.atomic_write(fd, 8 * U, os.urandom(U))
+    raise SystemExit("atomic write into a hole of a full file system succeeded")
+except OSError as e:
+    assert e.errno in (errno.ENOSPC, errno.EDQUOT), e
+    print("ok: atomic write into a hole of a full file system ->", errno.errorcode[e.errno])
+assert os.fstat(fd).st_size == U and os.pread(fd, U, 0) == data, "changed"
+new = os.urandom(U)
+A.atomic_write(fd, 0, new)
+os.fsync(fd)
+assert os.pread(fd, U, 0) == new
+print("ok: atomic write over a written unit still works on a full file system")
+os.close(fd)
+os.close(fill)
+os.unlink(M + "/filler")
+PYEOF
+umount $M || fail "umount"
+aw_awfs_down
