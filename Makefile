@@ -26,7 +26,7 @@ help:
 	@echo "make check CASE=name   run one guest case (or a pattern: CASE='4*')"
 	@echo "make crash      the sw engine's long power-cut run: CUTS per kernel (500), SEED"
 	@echo "make demo       boot a guest and show atomic limits and a power-cut run"
-	@echo "make bench      benchmarks, side by side with the kernel's peers"
+	@echo "make bench      benchmarks, side by side with the kernel's peers (ONLY=sw or awfs: those rows)"
 	@echo "make dkms-install / dkms-remove   install or remove the awkit DKMS package"
 	@echo "make install-tools [PREFIX=/usr/local]   install awctl, libaw and its header"
 
@@ -99,7 +99,7 @@ demo: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory modules tools
-	@KVERS="$(KVERS)" bash tests/qemu/run.sh bench $(if $(QUICK),quick)
+	@KVERS="$(KVERS)" AWKIT_BENCH_ONLY="$(ONLY)" bash tests/qemu/run.sh bench $(if $(QUICK),quick)
 
 clean:
 	rm -rf build

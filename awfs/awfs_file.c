@@ -177,13 +177,14 @@ static int make_written(struct inode *inode, loff_t off, u32 len)
 	struct awfs_inode *ai = AWFS_I(inode);
 	struct inode *lower = awfs_lower_inode(inode);
 	u32 bs = i_blocksize(lower);
-	loff_t pos;
+	loff_t pos, end = round_up(off + len, bs);
 	int ret;
 
-	ret = vfs_fallocate(ai->lfile, FALLOC_FL_KEEP_SIZE, off, len);
+	off = round_down(off, bs);	/* whole blocks: a direct write may be less */
+	ret = vfs_fallocate(ai->lfile, FALLOC_FL_KEEP_SIZE, off, end - off);
 	if (ret && ret != -EOPNOTSUPP)
 		return ret;
-	for (pos = off; pos < off + len; pos += bs) {
+	for (pos = off; pos < end; pos += bs) {
 		sector_t b = pos >> lower->i_blkbits;
 		loff_t p = pos;
 		ssize_t n;
@@ -198,7 +199,7 @@ static int make_written(struct inode *inode, loff_t off, u32 len)
 		if (n < 0)
 			return n;
 	}
-	return vfs_fsync_range(ai->lfile, off, off + len - 1, 1);
+	return vfs_fsync_range(ai->lfile, off, end - 1, 1);
 }
 
 /*
@@ -524,7 +525,9 @@ static int direct_unit(struct inode *inode, loff_t off, struct awfs_bounce *b,
 		return ret;
 	bio = bio_alloc(isb(inode)->bdev, b->n, REQ_OP_WRITE | REQ_SYNC,
 			GFP_KERNEL);
-	bio->bi_iter.bi_sector = phys << (awfs_lower_inode(inode)->i_blkbits - 9);
+	/* phys is the block that holds off; a direct write may start inside it. */
+	bio->bi_iter.bi_sector = (phys << (awfs_lower_inode(inode)->i_blkbits - 9)) +
+		((off & (i_blocksize(awfs_lower_inode(inode)) - 1)) >> 9);
 	for (i = 0; i < b->n; i++)
 		__bio_add_page(bio, b->pages[i],
 			       min_t(u32, PAGE_SIZE, len - i * PAGE_SIZE), 0);

@@ -12,6 +12,10 @@
  *	              the page to a doublewrite slot of the thread's own (in the
  *	              last THREADS * BS bytes of DEV), fdatasync, the page in
  *	              place, fdatasync
+ *	buffered-sync: a file system's buffered writes (DEV a preallocated
+ *	              regular file, no O_DIRECT): each writer writes 4 pages and
+ *	              fdatasyncs; IOPS counts pages, the latencies are those of
+ *	              the fdatasyncs
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,6 +29,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/uio.h>
+#include <sys/stat.h>
 #include <linux/fs.h>
 
 #include "libaw.h"
@@ -35,12 +40,15 @@
 #define RWF_ATOMIC	0x00000040
 #endif
 
-enum mode { PLAIN, ATOMIC, ATOMIC_DSYNC, RWF, DOUBLEWRITE };
+enum mode { PLAIN, ATOMIC, ATOMIC_DSYNC, RWF, DOUBLEWRITE, BUFFERED_SYNC };
 
 static const char *const mode_names[] = {
 	[PLAIN] = "plain", [ATOMIC] = "atomic", [ATOMIC_DSYNC] = "atomic-dsync",
 	[RWF] = "rwf", [DOUBLEWRITE] = "doublewrite",
+	[BUFFERED_SYNC] = "buffered-sync",
 };
+
+#define SYNC_EVERY	4	/* buffered-sync: pages per fdatasync */
 
 struct worker {
 	pthread_t t;
@@ -51,7 +59,8 @@ struct worker {
 	off_t slot;		/* this thread's doublewrite slot */
 	unsigned int seed;
 	double end;
-	long n;
+	long n;			/* writes */
+	long nlat;
 	float *lat;		/* microseconds, up to MAX_LAT samples */
 };
 
@@ -87,7 +96,15 @@ static void *run(void *arg)
 		double t0 = now();
 		ssize_t r;
 
-		if (w->mode == ATOMIC)
+		if (w->mode == BUFFERED_SYNC) {
+			r = pwrite(w->fd, buf, w->bs, off);
+			if (r == (ssize_t)w->bs && ++w->n % SYNC_EVERY)
+				continue;
+			t0 = now();
+			if (r == (ssize_t)w->bs && fdatasync(w->fd))
+				r = -1;
+			w->n--;
+		} else if (w->mode == ATOMIC)
 			r = aw_pwrite_atomic(w->fd, buf, w->bs, off, 0);
 		else if (w->mode == ATOMIC_DSYNC)
 			r = aw_pwrite_atomic(w->fd, buf, w->bs, off,
@@ -103,12 +120,26 @@ static void *run(void *arg)
 			perror("awbench: write");
 			exit(2);
 		}
-		if (w->n < MAX_LAT)
-			w->lat[w->n] = (now() - t0) * 1e6;
+		if (w->nlat < MAX_LAT)
+			w->lat[w->nlat++] = (now() - t0) * 1e6;
 		w->n++;
 	}
 	free(buf);
 	return NULL;
+}
+
+/* A block device's size, or a regular file's. */
+static int dev_size(int fd, uint64_t *size)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -1;
+	if (S_ISREG(st.st_mode)) {
+		*size = st.st_size;
+		return 0;
+	}
+	return ioctl(fd, BLKGETSIZE64, size);
 }
 
 static int cmp(const void *a, const void *b)
@@ -131,7 +162,7 @@ int main(int argc, char **argv)
 	double t0, t1;
 
 	if (argc != 6) {
-		fprintf(stderr, "usage: awbench DEV atomic|atomic-dsync|rwf|plain|doublewrite BS THREADS SECONDS\n");
+		fprintf(stderr, "usage: awbench DEV atomic|atomic-dsync|rwf|plain|doublewrite|buffered-sync BS THREADS SECONDS\n");
 		return 1;
 	}
 	for (m = 0; m < ARRAY_LEN(mode_names); m++)
@@ -145,8 +176,8 @@ int main(int argc, char **argv)
 	bs = strtoul(argv[3], NULL, 0);
 	threads = atoi(argv[4]);
 	secs = atoi(argv[5]);
-	fd = open(argv[1], O_RDWR | O_DIRECT);
-	if (fd < 0 || ioctl(fd, BLKGETSIZE64, &size) || !bs || threads < 1) {
+	fd = open(argv[1], O_RDWR | (mode == BUFFERED_SYNC ? 0 : O_DIRECT));
+	if (fd < 0 || dev_size(fd, &size) || !bs || threads < 1) {
 		perror(argv[1]);
 		return 1;
 	}
@@ -174,7 +205,7 @@ int main(int argc, char **argv)
 	t1 = now();
 	all = malloc(sizeof(float) * (total ? total : 1));
 	for (i = 0; i < threads; i++) {
-		long n = w[i].n < MAX_LAT ? w[i].n : MAX_LAT;
+		long n = w[i].nlat;
 
 		memcpy(all + k, w[i].lat, n * sizeof(float));
 		k += n;

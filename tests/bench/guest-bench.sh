@@ -21,6 +21,10 @@
 #   sw atomic / doublewrite, / plain  the software engine on a RAM disk (brd,
 #                             no cache) and on awscsi with its write cache on,
 #                             against doublewrite and plain writes on the same disk
+#   awfs untorn / ext4        buffered 16 KiB writes ending in fdatasync, 4
+#                             writers, on awfs (unit=16k,untorn) against the
+#                             same on its lower ext4 (bigalloc) directly, both
+#                             on awblk over awscsi with its write cache on
 #
 # Outputs in $AWKIT_OUT: bench.txt (the Markdown rows), bench.jsonl (one JSON
 # object a row), threads.dat (throughput and latency against threads for the
@@ -117,8 +121,9 @@ aw_load_awnvme || exit 1
 modprobe dm_mod
 P="dev_size_mb=256 physblk_exp=5"
 A="atomic_wr=1 atomic_wr_max_length=128 atomic_wr_align=32 atomic_wr_gran=32"
-# AWKIT_BENCH_ONLY=sw (set in the guest): the software engine's rows alone.
-if [ "${AWKIT_BENCH_ONLY:-}" != sw ]; then
+# AWKIT_BENCH_ONLY=sw or awfs (set in the guest): those rows alone.
+only=${AWKIT_BENCH_ONLY:-}
+if [ -z "$only" ]; then
 # scsi_debug has atomic writes from 6.11: the upstream path to measure.
 sdA=""
 aw_kernel_at_least 6 11 && sdA=$A
@@ -282,6 +287,7 @@ sw_rows() {
 	$AWCTL remove $dev
 }
 
+if [ -z "$only" ] || [ "$only" = sw ]; then
 echo "== the software engine on a RAM disk without a write cache (brd)"
 # Flushes are free here: doublewrite's fdatasyncs cost nothing, and what is
 # left is the cost of writing every page twice (and, for the journal, a
@@ -296,6 +302,34 @@ echo "== the software engine on a RAM-backed disk with a volatile write cache (a
 bench_disk 256 $P write_cache=1
 sw_rows "awscsi cache" $a
 aw_unload awscsi
+
+fi
+
+# awfs: buffered 16 KiB page writes, fdatasync after every 4, 4 writers, on
+# awfs with untorn against the same workload on the lower ext4 directly.
+# One 64 MiB preallocated file each, on one file system.
+if [ -z "$only" ] || [ "$only" = awfs ]; then
+echo "== awfs untorn against its lower ext4: buffered 16 KiB writes with fdatasync"
+aw_insmod awfs || exit 1
+modprobe ext4 || exit 1
+bench_disk 0 $P write_cache=1 $A
+dev=$($AWCTL create /dev/$a --engine scsi) || exit 1
+mkfs.ext4 -q -F -O bigalloc -C 16384 -b 4096 $dev || exit 1
+mkdir -p /tmp/bl /tmp/bm
+mount -t ext4 $dev /tmp/bl && mkdir -p /tmp/bl/aw /tmp/bl/plain || exit 1
+mount -t awfs -o unit=16k,untorn /tmp/bl/aw /tmp/bm || exit 1
+for f in /tmp/bm/f /tmp/bl/plain/f; do
+	dd if=/dev/zero of=$f bs=1M count=64 conv=fsync status=none || exit 1
+done
+t=4
+compare "awfs untorn" "$AWB /tmp/bm/f buffered-sync 16384 $t $secs" \
+	"ext4" "$AWB /tmp/bl/plain/f buffered-sync 16384 $t $secs" \
+	"awfs untorn / ext4, buffered 16 KiB + fdatasync, $t writers" 0.70
+grep -q "atomic_writes [1-9]" /sys/devices/awscsi/stats || { echo "no atomic writes reached the disk"; exit 1; }
+umount /tmp/bm; umount /tmp/bl
+$AWCTL remove $dev
+aw_unload awfs awscsi
+fi
 
 echo
 echo "| comparison ($(uname -r)) | median ratio | min | max | target | verdict |"

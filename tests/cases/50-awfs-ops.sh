@@ -2,11 +2,12 @@
 # awfs over ext4 (bigalloc, 16 KiB clusters) on awblk on an awscsi disk with
 # atomic writes: mount refusals; every file operation through awfs, checked
 # against the lower directory; awfsx (random writes, reads, truncates, mmap,
-# fallocate and atomic writes against a model) on both a plain and an untorn
-# mount; the atomic ioctl's bad input writes nothing.
+# fallocate and atomic writes against a model, invalid atomic writes that
+# must change nothing) on a plain and an untorn mount, and after a remount;
+# then XFS below (see 5).
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
 . "$AWKIT_ROOT/tests/qemu/awfs-lib.sh"
-aw_awfs_stack 256
+aw_awfs_stack 512
 L=$LOWER_MNT/data M=$AWFS_MNT
 FSX=$AWKIT_ROOT/build/tools/awfsx
 
@@ -97,4 +98,57 @@ done
 cd /
 umount $M || fail "umount untorn"
 grep -q "atomic_writes [1-9]" /sys/devices/awscsi/stats || { cat /sys/devices/awscsi/stats; fail "no atomic write reached the disk"; }
+
+# 5. XFS below (a 16 KiB stripe unit, which XFS aligns file allocations
+# at the end of a file to): awfsx's file operations; a file preallocated in
+# one piece is aligned and takes atomic writes in every unit; a unit XFS
+# placed unaligned makes its file not atomic-capable (EOPNOTSUPP, said in
+# the log), never a torn or misplaced write.
+umount $LOWER_MNT || fail "umount ext4"
+modprobe xfs || fail "modprobe xfs"
+mkfs.xfs -q -f -l size=64m -d su=16k,sw=1,agcount=2 $dev || fail "mkfs.xfs"
+mount -t xfs $dev $LOWER_MNT && mkdir $L || fail "mount xfs"
+mount -t awfs -o unit=16k,untorn $L $M || fail "mount awfs over xfs"
+for seed in 8 9; do
+	$FSX $M/x$seed --seed $seed --ops 3000 --reopen || fail "awfsx on xfs, seed $seed"
+done
+python3 - $M <<'PYEOF' || fail "atomic writes on xfs"
+import errno, fcntl, os, struct, sys
+sys.path.insert(0, os.environ["AWKIT_ROOT"] + "/tests/tools")
+import awblkio as A
+M, U = sys.argv[1], 16384
+GET_ALIGN = (2 << 30) | (32 << 16) | (0xa7 << 8) | 32
+def capable(fd):
+    b = bytearray(32)
+    fcntl.ioctl(fd, GET_ALIGN, b)
+    return struct.unpack("=8I", bytes(b))[2] & 1
+fd = os.open(M + "/pre", os.O_RDWR | os.O_CREAT, 0o644)
+os.posix_fallocate(fd, 0, 64 * U)
+data = [os.urandom(U) for _ in range(64)]
+for u in range(64):
+    A.atomic_write(fd, u * U, data[u])
+os.fsync(fd)
+assert all(os.pread(fd, U, u * U) == data[u] for u in range(64)) and capable(fd)
+print("ok: a preallocated file on xfs takes atomic writes in all 64 units")
+# Units allocated one at a time in a sparse file: XFS may place them unaligned.
+fd2 = os.open(M + "/sparse", os.O_RDWR | os.O_CREAT, 0o644)
+done = refused = 0
+for u in (40, 3, 77, 12, 55, 21, 90, 7):
+    d = os.urandom(U)
+    try:
+        A.atomic_write(fd2, u * U, d)
+        done += 1
+        assert os.pread(fd2, U, u * U) == d
+    except OSError as e:
+        assert e.errno == errno.EOPNOTSUPP and not capable(fd2), e
+        assert os.pread(fd2, U, u * U) != d
+        refused += 1
+os.fsync(fd2)
+print("ok: sparse file on xfs: %d atomic writes, %d refused (unaligned placement), capable=%d" % (done, refused, capable(fd2)))
+PYEOF
+umount $M || fail "umount awfs over xfs"
+mount -t awfs -o unit=16k $L $M || fail "remount awfs over xfs"
+python3 -c "import os,sys; fd=os.open(sys.argv[1], os.O_RDONLY); assert os.fstat(fd).st_size == 64*16384" $M/pre || fail "preallocated file after remount"
+umount $M
+echo "ok: awfs over xfs"
 aw_awfs_down

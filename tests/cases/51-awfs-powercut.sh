@@ -8,15 +8,16 @@
 # fdatasync'd page present, and the atomic writes reached the disk as
 # WRITE ATOMIC(16). The same workload must find torn pages on awfs without
 # untorn and on that ext4 directly (the test has teeth, and what keeps the
-# pages whole is untorn's atomic writeback). AW_PG_CUTS sets the number of
-# cuts of the untorn run (500); AWKIT_SEED the seed.
+# pages whole is untorn's atomic writeback). AW_CRASH_CUTS sets the number
+# of cuts of the untorn run (500; make crash CASE=51-awfs-powercut CUTS=N);
+# AWKIT_SEED the seed.
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
 . "$AWKIT_ROOT/tests/qemu/awfs-lib.sh"
 aw_awfs_stack 128 write_cache=1
 CTL=/sys/devices/awscsi
 P=$AWKIT_ROOT/build/tools/awpgcrash
 seed=${AWKIT_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
-cuts=${AW_PG_CUTS:-500}
+cuts=${AW_CRASH_CUTS:-500}
 R="sh $AWKIT_ROOT/tests/qemu/awfs-reattach.sh /dev/$disk"
 mount -t awfs -o unit=16k,untorn $LOWER_MNT/data $AWFS_MNT || fail "mount awfs"
 cd /

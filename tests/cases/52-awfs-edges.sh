@@ -2,8 +2,9 @@
 # awfs: writers, readers and mmap users on one file at once, then an
 # unmount with dirty data and a mount (every unit whole and current); the
 # atomic and unit ioctls' bad input (clear errno, nothing written); O_DIRECT
-# atomic writes and limits; append-only and file size limits as write(2)
-# has them; a full lower file system (ENOSPC, nothing written).
+# atomic writes and limits; libaw on awfs files; append-only and file size
+# limits as write(2) has them; a full lower file system (ENOSPC, nothing
+# written).
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
 . "$AWKIT_ROOT/tests/qemu/awfs-lib.sh"
 aw_awfs_stack 256
@@ -106,6 +107,9 @@ assert (lim["unit_min"], lim["unit_max"]) == (512, U), lim
 A.atomic_write(d, 2 * U + 4096, new[:4096])
 old = old[:2 * U + 4096] + new[:4096] + old[2 * U + 8192:]
 same("O_DIRECT atomic write")
+A.atomic_write(d, U + 1536, new[8192:8704])	# inside a block
+old = old[:U + 1536] + new[8192:8704] + old[U + 2048:]
+same("O_DIRECT atomic write of 512 bytes")
 expect(errno.EINVAL, "O_DIRECT atomic write across units", A.atomic_write, d, U + 8192, new[:U])
 os.close(d)
 print("ok: O_DIRECT limits and atomic write")
@@ -115,6 +119,15 @@ os.stat(p)
 expect(errno.EPERM, "atomic write on an append-only file", A.atomic_write, fd, 0, new[:U])
 subprocess.check_call(["chattr", "-a", L + "/a"])
 same("append-only")
+# libaw takes awfs files as they are: its limits and atomic writes.
+aw = ctypes.CDLL(os.environ["AWKIT_ROOT"] + "/build/lib/libaw.so", use_errno=True)
+lb = ctypes.create_string_buffer(72)
+assert aw.aw_limits(fd, lb) == 0 and struct.unpack("=8I", lb.raw[:32])[:2] == (U, U)
+buf = ctypes.create_string_buffer(new[:U], U)
+assert aw.aw_pwrite_atomic(fd, buf, ctypes.c_size_t(U), ctypes.c_long(3 * U), 0) == U, ctypes.get_errno()
+old = old[:3 * U] + new[:U]
+same("libaw")
+print("ok: libaw's aw_limits and aw_pwrite_atomic on an awfs file")
 # RLIMIT_FSIZE, as write(2): EFBIG (SIGXFSZ ignored).
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE, (4 * U, resource.RLIM_INFINITY))

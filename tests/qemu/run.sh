@@ -50,7 +50,7 @@ boot() { # KVER OUTDIR [EXTRA-KERNEL-ARGS]
 		-smp 2 -m 3G -nographic -no-reboot -nic none \
 		-device virtio-rng-pci $nvme \
 		-kernel "/boot/vmlinuz-$k" -initrd "$root/build/$k/initramfs.gz" \
-		-append "console=ttyS0,115200 loglevel=5 $quiet panic=-1 $debug log_buf_len=8M mitigations=off scsi_mod.scan=sync rdinit=/init awkit_root=$root awkit_kver=$k awkit_mode=$mode awkit_case=$case_ awkit_cuts=$cuts awkit_seed=${AWKIT_SEED:-} $extra" \
+		-append "console=ttyS0,115200 loglevel=5 $quiet panic=-1 $debug log_buf_len=8M mitigations=off scsi_mod.scan=sync rdinit=/init awkit_root=$root awkit_kver=$k awkit_mode=$mode awkit_case=$case_ awkit_cuts=$cuts awkit_seed=${AWKIT_SEED:-} awkit_only=${AWKIT_BENCH_ONLY:-} $extra" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$root,mount_tag=awsrc,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$out,mount_tag=awout,security_model=none" \
