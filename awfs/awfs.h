@@ -82,6 +82,7 @@ extern const struct address_space_operations awfs_aops;
 void awfs_init_align(struct inode *inode, struct dentry *lower);
 void awfs_drop_tags(struct inode *inode, loff_t from, loff_t to);
 int awfs_truncate(struct inode *inode, loff_t size);
+u32 awfs_atomic_unit(struct inode *inode);
 int awfs_wb_init(void);
 void awfs_wb_exit(void);
 

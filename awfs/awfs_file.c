@@ -414,15 +414,17 @@ static int bounce_from_user(struct awfs_bounce *b, const char __user *buf,
 	return 0;
 }
 
-static int bounce_from_iter(struct awfs_bounce *b, struct iov_iter *from)
+static int bounce_from_iter(struct awfs_bounce *b, struct iov_iter *from,
+			    size_t len)
 {
-	size_t got = 0, n;
+	size_t got = 0, n, want;
 	u32 i;
 
 	for (i = 0; i < b->n; i++) {
-		n = copy_page_from_iter(b->pages[i], 0, PAGE_SIZE, from);
+		want = min_t(size_t, PAGE_SIZE, len - got);
+		n = copy_page_from_iter(b->pages[i], 0, want, from);
 		got += n;
-		if (n < PAGE_SIZE) {
+		if (n < want) {
 			iov_iter_revert(from, got);
 			return -EFAULT;
 		}
@@ -544,8 +546,8 @@ static int direct_unit(struct inode *inode, loff_t off, struct awfs_bounce *b,
 	return blk_status_to_errno(s.status);
 }
 
-/* The limits of @file: the unit when buffered, the device's with O_DIRECT. */
-static void file_limits(struct file *file, struct aw_limits *l)
+/* The limits of @file: the unit when buffered, the device's when @direct. */
+static void file_limits(struct file *file, bool direct, struct aw_limits *l)
 {
 	struct inode *inode = file_inode(file);
 	struct awfs_sb *s = isb(inode);
@@ -560,12 +562,18 @@ static void file_limits(struct file *file, struct aw_limits *l)
 		return;
 	l->unit_min = unit;
 	l->unit_max = unit;
-	if (file->f_flags & O_DIRECT) {
+	if (direct) {
 		l->unit_min = s->dev.unit_min;
 		l->unit_max = min(s->dev.unit_max, unit);
 	}
 	l->max_bytes = l->unit_max;
 	l->segments_max = 1;
+}
+
+/* The unit of @inode's atomic writes; 0: none (for statx). */
+u32 awfs_atomic_unit(struct inode *inode)
+{
+	return atomic_ok(inode) ? AWFS_I(inode)->unit : 0;
 }
 
 /* What write(2) would refuse for [@off, @off + @len): append-only, limits. */
@@ -587,16 +595,58 @@ static int write_allowed(struct file *file, loff_t off, u64 len)
 	return 0;
 }
 
-static int ioctl_atomic_write(struct file *file, void __user *argp)
+/* The checks of one atomic write: the upstream rules in order, then write(2)'s. */
+static int atomic_check(struct file *file, bool direct, loff_t off, u64 len,
+			unsigned long nsegs)
 {
 	struct inode *inode = file_inode(file);
-	struct awfs_bounce b = {};
-	struct aw_atomic_write w;
 	struct awblk_limits lim;
 	struct aw_limits l;
 	enum awblk_reject r;
-	bool direct = file->f_flags & O_DIRECT;
+
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+	file_limits(file, direct, &l);
+	lim.unit_min = l.unit_min;
+	lim.unit_max = l.unit_max;
+	lim.max_bytes = l.max_bytes;
+	lim.boundary = 0;
+	r = awblk_check_write(&lim, inode->i_sb->s_maxbytes, off, len, nsegs);
+	if (r != AWB_OK)
+		return awblk_reject_errno(r);
+	return write_allowed(file, off, len);
+}
+
+/* Write a checked atomic unit from @b: into the cache, or @direct to the disk. */
+static int atomic_do(struct file *file, bool direct, loff_t off, u32 len,
+		     struct awfs_bounce *b)
+{
+	struct inode *inode = file_inode(file);
 	u64 phys;
+	int ret;
+
+	inode_lock(inode);
+	ret = file_remove_privs(file);
+	if (!ret)
+		ret = prepare(inode, off, len, &phys);
+	if (!ret) {
+		file_update_time(file);
+		if (direct)
+			ret = direct_unit(inode, off, b, len, phys);
+		else
+			ret = cache_unit(inode, off, b, phys);
+		if (!ret && direct && off + len > i_size_read(inode))
+			i_size_write(inode, off + len);
+	}
+	inode_unlock(inode);
+	return ret;
+}
+
+static int ioctl_atomic_write(struct file *file, void __user *argp)
+{
+	bool direct = file->f_flags & O_DIRECT;
+	struct awfs_bounce b = {};
+	struct aw_atomic_write w;
 	int ret;
 
 	if (copy_from_user(&w, argp, sizeof(w)))
@@ -604,44 +654,45 @@ static int ioctl_atomic_write(struct file *file, void __user *argp)
 	if (w.reserved0 || memchr_inv(w.reserved, 0, sizeof(w.reserved)) ||
 	    (w.flags & ~AW_WRITE_FLAGS))
 		return -EINVAL;
-	if (!(file->f_mode & FMODE_WRITE))
-		return -EBADF;
-	file_limits(file, &l);
-	lim.unit_min = l.unit_min;
-	lim.unit_max = l.unit_max;
-	lim.max_bytes = l.max_bytes;
-	lim.boundary = 0;
-	r = awblk_check_write(&lim, inode->i_sb->s_maxbytes, w.offset, w.len, 1);
-	if (r != AWB_OK)
-		return awblk_reject_errno(r);
-	ret = write_allowed(file, w.offset, w.len);
+	ret = atomic_check(file, direct, w.offset, w.len, 1);
 	if (ret)
 		return ret;
 	ret = bounce_alloc(&b, w.len);
 	if (ret)
 		return ret;
 	ret = bounce_from_user(&b, u64_to_user_ptr(w.buf), w.len);
-	if (ret)
-		goto out;
-	inode_lock(inode);
-	ret = file_remove_privs(file);
 	if (!ret)
-		ret = prepare(inode, w.offset, w.len, &phys);
-	if (!ret) {
-		file_update_time(file);
-		if (direct)
-			ret = direct_unit(inode, w.offset, &b, w.len, phys);
-		else
-			ret = cache_unit(inode, w.offset, &b, phys);
-		if (!ret && direct && w.offset + w.len > i_size_read(inode))
-			i_size_write(inode, w.offset + w.len);
-	}
-	inode_unlock(inode);
+		ret = atomic_do(file, direct, w.offset, w.len, &b);
 	if (!ret && w.flags)
 		ret = vfs_fsync_range(file, w.offset, w.offset + w.len - 1, 1);
-out:
 	bounce_free(&b);
 	return ret;
+}
+
+/* pwritev2(RWF_ATOMIC), where the kernel has it: the ioctl's rules. */
+static ssize_t atomic_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct file *file = iocb->ki_filp;
+	bool direct = iocb->ki_flags & IOCB_DIRECT;
+	size_t len = iov_iter_count(from);
+	struct awfs_bounce b = {};
+	int ret;
+
+	if (iocb->ki_flags & IOCB_APPEND)
+		return -EINVAL;		/* an atomic write goes where it is told */
+	ret = atomic_check(file, direct, iocb->ki_pos, len, from->nr_segs);
+	if (ret)
+		return ret;
+	ret = bounce_alloc(&b, len);
+	if (!ret)
+		ret = bounce_from_iter(&b, from, len);
+	if (!ret)
+		ret = atomic_do(file, direct, iocb->ki_pos, len, &b);
+	bounce_free(&b);
+	if (ret)
+		return ret;
+	iocb->ki_pos += len;
+	return generic_write_sync(iocb, len);
 }
 
 /* ---- write(2) ---- */
@@ -665,7 +716,7 @@ static ssize_t untorn_unit(struct kiocb *iocb, struct iov_iter *from,
 		return plain_write(iocb, from, unit);
 	if (ret)
 		return ret;
-	ret = bounce_from_iter(b, from);
+	ret = bounce_from_iter(b, from, unit);
 	if (ret)
 		return ret;
 	ret = cache_unit(inode, iocb->ki_pos, b, phys);
@@ -759,6 +810,8 @@ static ssize_t awfs_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	struct inode *inode = file_inode(file);
 	ssize_t ret;
 
+	if (iocb->ki_flags & AW_IOCB_ATOMIC)
+		return atomic_iter(iocb, from);
 	inode_lock(inode);
 	ret = generic_write_checks(iocb, from);
 	if (ret <= 0)
@@ -1228,7 +1281,7 @@ static long awfs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	switch (cmd) {
 	case AW_IOC_GET_LIMITS:
-		file_limits(file, &l);
+		file_limits(file, file->f_flags & O_DIRECT, &l);
 		return copy_to_user(argp, &l, sizeof(l)) ? -EFAULT : 0;
 	case AW_IOC_ATOMIC_WRITE:
 		return ioctl_atomic_write(file, argp);
@@ -1251,7 +1304,8 @@ static int awfs_open(struct inode *inode, struct file *file)
 	if ((file->f_mode & FMODE_WRITE) &&
 	    !(AWFS_I(inode)->lfile->f_mode & FMODE_WRITE))
 		return -EROFS;
-	file->f_mode |= FMODE_CAN_ODIRECT;
+	/* RWF_ATOMIC reaches awfs where the kernel has it; awfs says yes or no. */
+	file->f_mode |= FMODE_CAN_ODIRECT | AW_FMODE_CAN_ATOMIC_WRITE;
 	return 0;
 }
 

@@ -349,6 +349,8 @@ static int awfs_getattr(aw_idmap_t *idmap, const struct path *path,
 	stat->blksize = ls.blksize;
 	if (!S_ISREG(inode->i_mode))
 		stat->size = ls.size;
+	else
+		aw_statx_atomic(stat, mask, awfs_atomic_unit(inode));
 	return 0;
 }
 

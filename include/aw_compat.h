@@ -202,6 +202,26 @@ static inline void aw_fillattr(aw_idmap_t *idmap, u32 mask,
 #endif
 }
 
+/*
+ * RWF_ATOMIC and statx's atomic fields on files (6.11+): the file mode that
+ * lets RWF_ATOMIC through, its kiocb flag, and the statx fill (one unit).
+ */
+#if AW_NATIVE_ATOMIC
+#define AW_FMODE_CAN_ATOMIC_WRITE	FMODE_CAN_ATOMIC_WRITE
+#define AW_IOCB_ATOMIC			IOCB_ATOMIC
+static inline void aw_statx_atomic(struct kstat *stat, u32 mask, u32 unit)
+{
+	if ((mask & STATX_WRITE_ATOMIC) && unit)
+		generic_fill_statx_atomic_writes(stat, unit, unit);
+}
+#else
+#define AW_FMODE_CAN_ATOMIC_WRITE	0
+#define AW_IOCB_ATOMIC			0
+static inline void aw_statx_atomic(struct kstat *stat, u32 mask, u32 unit)
+{
+}
+#endif
+
 /* write_cache_pages() hands its callback a page until 6.3, a folio after. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
 typedef struct folio aw_wp_arg_t;

@@ -3,8 +3,9 @@
 # unmount with dirty data and a mount (every unit whole and current); the
 # atomic and unit ioctls' bad input (clear errno, nothing written); O_DIRECT
 # atomic writes and limits; libaw on awfs files; append-only and file size
-# limits as write(2) has them; a full lower file system (ENOSPC, nothing
-# written).
+# limits as write(2) has them; RWF_ATOMIC and statx on 6.12; a full lower
+# file system (ENOSPC, nothing written); a user's block quota (EDQUOT,
+# nothing written).
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
 . "$AWKIT_ROOT/tests/qemu/awfs-lib.sh"
 aw_awfs_stack 256
@@ -128,6 +129,31 @@ assert aw.aw_pwrite_atomic(fd, buf, ctypes.c_size_t(U), ctypes.c_long(3 * U), 0)
 old = old[:3 * U] + new[:U]
 same("libaw")
 print("ok: libaw's aw_limits and aw_pwrite_atomic on an awfs file")
+# Where the kernel has RWF_ATOMIC (6.11+): pwritev2 and statx on awfs files.
+rel = tuple(int(x) for x in os.uname().release.split("-")[0].split(".")[:2])
+if rel >= (6, 11):
+    RWF_ATOMIC = 0x40
+    assert os.pwritev(fd, [new[:U]], 0, RWF_ATOMIC) == U
+    old = new[:U] + old[U:]
+    same("RWF_ATOMIC")
+    expect(errno.EINVAL, "RWF_ATOMIC misaligned", os.pwritev, fd, [new[:U]], 4096, RWF_ATOMIC)
+    expect(errno.EINVAL, "RWF_ATOMIC with two iovecs", os.pwritev, fd, [new[:4096], new[:U - 4096]], 0, RWF_ATOMIC)
+    expect(errno.EINVAL, "RWF_ATOMIC of half a unit", os.pwritev, fd, [new[:U // 2]], 0, RWF_ATOMIC)
+    same("RWF_ATOMIC refused")
+    libc = ctypes.CDLL(None, use_errno=True)
+    sb = ctypes.create_string_buffer(256)
+    assert libc.syscall(332, fd, b"", 0x1000, 0x10000, sb) == 0, ctypes.get_errno()
+    raw = sb.raw
+    st = (int.from_bytes(raw[0xa8:0xac], "little"), int.from_bytes(raw[0xac:0xb0], "little"))
+    assert st == (U, U), st
+    d = os.open(p, os.O_RDWR | os.O_DIRECT)
+    m = mmap.mmap(-1, 4096)
+    m.write(new[:4096])
+    assert os.pwritev(d, [m], 3 * U, RWF_ATOMIC) == 4096
+    os.close(d)
+    old = old[:3 * U] + new[:4096] + old[3 * U + 4096:]
+    same("RWF_ATOMIC with O_DIRECT")
+    print("ok: RWF_ATOMIC (buffered and O_DIRECT) and statx on an awfs file")
 # RLIMIT_FSIZE, as write(2): EFBIG (SIGXFSZ ignored).
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE, (4 * U, resource.RLIM_INFINITY))
@@ -176,6 +202,48 @@ print("ok: atomic write over a written unit still works on a full file system")
 os.close(fd)
 os.close(fill)
 os.unlink(M + "/filler")
+PYEOF
+umount $M || fail "umount"
+
+# 4. Quotas, as write(2) has them: ext4 with quotas enforced, a user with a
+# block limit; an atomic write that needs space past it fails with EDQUOT
+# and writes nothing.
+umount $LOWER_MNT || fail "umount ext4"
+mkfs.ext4 -q -F -O bigalloc,quota -C 16384 -b 4096 $dev || fail "mkfs.ext4 with quotas"
+mount -t ext4 -o usrquota $dev $LOWER_MNT && mkdir -p $L && chmod 1777 $L || fail "mount with quotas"
+mount -t awfs -o unit=16k $L $M || fail "mount awfs"
+python3 - $M $dev <<'PYEOF' || fail "quota"
+import ctypes, errno, os, struct, sys
+sys.path.insert(0, os.environ["AWKIT_ROOT"] + "/tests/tools")
+import awblkio as A
+M, dev, U, UID = sys.argv[1], sys.argv[2], 16384, 4242
+libc = ctypes.CDLL(None, use_errno=True)
+def setquota(kib):	# struct if_dqblk, block limits in KiB
+    q = struct.pack("=8QI", kib, kib, 0, 0, 0, 0, 0, 0, 1)
+    cmd = ctypes.c_int(((0x800008 << 8) | 0) & 0xffffffff)	# QCMD(Q_SETQUOTA, USRQUOTA)
+    if libc.quotactl(cmd, dev.encode(), UID, q) != 0:
+        raise OSError(ctypes.get_errno(), "quotactl")
+setquota(4 * U // 1024)		# 64 KiB: four units
+pid = os.fork()
+if pid == 0:
+    os.setgid(UID); os.setuid(UID)
+    fd = os.open(M + "/q", os.O_RDWR | os.O_CREAT, 0o644)
+    a = os.urandom(U)
+    for u in range(4):
+        A.atomic_write(fd, u * U, a)
+    try:
+        A.atomic_write(fd, 8 * U, os.urandom(U))
+        os._exit(3)
+    except OSError as e:
+        if e.errno != errno.EDQUOT:
+            print("atomic write past the quota:", e); os._exit(4)
+    if os.fstat(fd).st_size != 4 * U or os.pread(fd, U, 3 * U) != a:
+        os._exit(5)
+    A.atomic_write(fd, 2 * U, os.urandom(U))	# allocated: no new space
+    os._exit(0)
+_, st = os.waitpid(pid, 0)
+assert os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0, "child: %d" % os.WEXITSTATUS(st)
+print("ok: an atomic write past the user's quota -> EDQUOT, nothing written; within it, fine")
 PYEOF
 umount $M || fail "umount"
 aw_awfs_down
