@@ -225,18 +225,24 @@ static void count_reject(struct awblk_dev *d, enum awblk_reject r)
 	atomic64_inc(&d->rejects[r]);
 }
 
+/* One checked atomic write, already on the lower device, to the engine. */
+static void engine_atomic(struct awblk_dev *d, struct bio *bio)
+{
+	atomic64_inc(&d->atomic_writes);
+	atomic64_add(bio->bi_iter.bi_size, &d->atomic_bytes);
+	aw_bio_set_atomic(bio);
+	d->engine->submit(d->engine_priv, bio);
+}
+
 /*
  * Hand one whole atomic write to the engine, remapped to the lower device
  * like any other bio (no clone): the engine completes it.
  */
 static void submit_atomic(struct awblk_dev *d, struct bio *bio)
 {
-	atomic64_inc(&d->atomic_writes);
-	atomic64_add(bio->bi_iter.bi_size, &d->atomic_bytes);
 	bio_set_dev(bio, d->lower.bdev);
 	bio->bi_iter.bi_sector += d->start;
-	aw_bio_set_atomic(bio);
-	d->engine->submit(d->engine_priv, bio);
+	engine_atomic(d, bio);
 }
 
 /* A REQ_ATOMIC bio from above (pwritev2 with RWF_ATOMIC, where it exists). */
@@ -482,6 +488,34 @@ static void awblk_submit_bio(struct bio *bio)
 		remap(d, bio);
 }
 
+/* A bio waited for: the ioctl's atomic writes and awfs's direct ones. */
+struct awblk_wait {
+	struct completion done;
+	blk_status_t status;
+};
+
+static void wait_endio(struct bio *bio)
+{
+	struct awblk_wait *w = bio->bi_private;
+
+	w->status = bio->bi_status;
+	complete(&w->done);
+}
+
+/* Send @bio with @submit and wait for it: its status as an errno. */
+static int submit_wait(struct awblk_dev *d, struct bio *bio,
+		       void (*submit)(struct awblk_dev *d, struct bio *bio))
+{
+	struct awblk_wait w;
+
+	init_completion(&w.done);
+	bio->bi_private = &w;
+	bio->bi_end_io = wait_endio;
+	submit(d, bio);
+	wait_for_completion_io(&w.done);
+	return blk_status_to_errno(w.status);
+}
+
 /* ---- in-kernel users (awfs): limits and atomic writes by bio ---- */
 
 static struct awblk_dev *bdev_awblk(struct block_device *bdev)
@@ -531,6 +565,23 @@ void awblk_submit_atomic(struct bio *bio)
 }
 EXPORT_SYMBOL_GPL(awblk_submit_atomic);
 
+/**
+ * awblk_submit_atomic_wait - awblk_submit_atomic() and wait for the write
+ * @bio: as for awblk_submit_atomic(); its bi_end_io and bi_private are ours
+ *
+ * Return: 0 or the write's error as an errno (-ENODEV: not an awblk
+ * device, nothing sent).
+ */
+int awblk_submit_atomic_wait(struct bio *bio)
+{
+	struct awblk_dev *d = bdev_awblk(bio->bi_bdev);
+
+	if (WARN_ON_ONCE(!d))
+		return -ENODEV;
+	return submit_wait(d, bio, submit_native_atomic);
+}
+EXPORT_SYMBOL_GPL(awblk_submit_atomic_wait);
+
 /* ---- ioctls on /dev/awblkN ---- */
 
 static void get_limits(struct awblk_dev *d, struct aw_limits *l)
@@ -545,19 +596,6 @@ static void get_limits(struct awblk_dev *d, struct aw_limits *l)
 	l->untorn = d->untorn;
 	l->logical_block_size = bdev_logical_block_size(d->lower.bdev);
 	l->size = d->size;
-}
-
-struct awblk_wait {
-	struct completion done;
-	blk_status_t status;
-};
-
-static void ioctl_endio(struct bio *bio)
-{
-	struct awblk_wait *w = bio->bi_private;
-
-	w->status = bio->bi_status;
-	complete(&w->done);
 }
 
 static void free_bio_pages(struct bio *bio)
@@ -642,7 +680,6 @@ static int ioctl_atomic_write(struct awblk_dev *d, struct block_device *bdev,
 {
 	struct address_space *mapping;
 	struct aw_atomic_write w;
-	struct awblk_wait wait;
 	pgoff_t first, last;
 	struct bio *bio, *pinned;
 	enum awblk_reject r;
@@ -679,15 +716,7 @@ static int ioctl_atomic_write(struct awblk_dev *d, struct block_device *bdev,
 	ret = filemap_write_and_wait_range(mapping, w.offset,
 					   w.offset + w.len - 1);
 	if (!ret) {
-		init_completion(&wait.done);
-		bio->bi_private = &wait;
-		bio->bi_end_io = ioctl_endio;
-		aw_bio_set_atomic(bio);
-		atomic64_inc(&d->atomic_writes);
-		atomic64_add(w.len, &d->atomic_bytes);
-		d->engine->submit(d->engine_priv, bio);
-		wait_for_completion_io(&wait.done);
-		ret = blk_status_to_errno(wait.status);
+		ret = submit_wait(d, bio, engine_atomic);
 		/* ...and are dropped after, so reads see what the device holds. */
 		invalidate_inode_pages2_range(mapping, first, last);
 	}

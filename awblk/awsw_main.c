@@ -466,7 +466,7 @@ static u32 data_crc(struct bio *bio)
 	return ~crc;	/* awsw_crc32c(0, data) */
 }
 
-/* Both bios of a record are done: on to the commit worker. Any context. */
+/* The record is written: on to the commit worker. Any context. */
 static void journal_endio(struct bio *bio)
 {
 	struct awsw_io *io = bio->bi_private;
@@ -501,15 +501,41 @@ static void journal_endio(struct bio *bio)
 }
 
 /*
- * Send @io's record: the header block, then the data straight from the
- * bio's own pages (a clone sharing them). Nothing waits here: the
- * completions move the write on.
+ * The record in one bio: the header block, then the data pages of the bio
+ * from above (shared, not copied). NULL when they need more vectors than a
+ * bio holds (1 MiB of separate pages).
+ */
+static struct bio *record_bio(struct awsw *s, struct awsw_io *io, u8 *hdr,
+			      blk_opf_t opf)
+{
+	struct bvec_iter it;
+	struct bio_vec bv;
+	unsigned short n = 1;
+	struct bio *b;
+
+	bio_for_each_bvec(bv, io->bio, it)
+		if (++n > BIO_MAX_VECS)
+			return NULL;
+	b = bio_alloc_bioset(s->bdev, n, opf, GFP_NOIO, &awsw_bs);
+	/* kmalloc: a power of two is naturally aligned, in one page or more */
+	__bio_add_page(b, virt_to_page(hdr), s->sb.lbs, offset_in_page(hdr));
+	/* A split bio may start inside a multi-page vector: page it. */
+	bio_for_each_bvec(bv, io->bio, it)
+		__bio_add_page(b, nth_page(bv.bv_page, bv.bv_offset >> PAGE_SHIFT),
+			       bv.bv_len, offset_in_page(bv.bv_offset));
+	return b;
+}
+
+/*
+ * Send @io's record: the header block and the data behind it, as one write
+ * where the vectors allow (one command instead of two), else as two.
+ * Nothing waits here: the completions move the write on.
  */
 static void write_record(struct awsw *s, struct awsw_io *io)
 {
 	u64 at = s->sb.journal_start + io->pos;
 	blk_opf_t opf = REQ_OP_WRITE | REQ_SYNC;
-	struct bio *h, *d;
+	struct bio *h, *d = NULL;
 	u8 *hdr;
 
 	hdr = mempool_alloc(s->hdr_pool, GFP_NOIO);
@@ -519,24 +545,27 @@ static void write_record(struct awsw *s, struct awsw_io *io)
 				s->data_sect) << SECTOR_SHIFT,
 			       io->bio->bi_iter.bi_size);
 	awsw_rec_set_crc(hdr, awsw_rec_crc(io->dcrc, hdr, s->sb.lbs));
-	atomic_set(&io->jleft, 2);
 	io->jerr = 0;
 	/* Only a writer outside of submit_bio() can go on to commit. */
 	io->writer = current->bio_list ? NULL : current;
 
-	h = bio_alloc_bioset(s->bdev, 1, opf, GFP_NOIO, &awsw_bs);
+	h = record_bio(s, io, hdr, opf);
+	if (!h) {
+		h = bio_alloc_bioset(s->bdev, 1, opf, GFP_NOIO, &awsw_bs);
+		__bio_add_page(h, virt_to_page(hdr), s->sb.lbs,
+			       offset_in_page(hdr));
+		d = clone_down(io, &awsw_bs, journal_endio);
+		d->bi_opf = opf;
+		d->bi_iter.bi_sector = (at + s->sb.lbs) >> SECTOR_SHIFT;
+	}
 	h->bi_iter.bi_sector = at >> SECTOR_SHIFT;
-	/* kmalloc: a power of two is naturally aligned, in one page or more */
-	__bio_add_page(h, virt_to_page(hdr), s->sb.lbs, offset_in_page(hdr));
 	h->bi_private = io;
 	h->bi_end_io = journal_endio;
-
-	d = clone_down(io, &awsw_bs, journal_endio);
-	d->bi_opf = opf;
-	d->bi_iter.bi_sector = (at + s->sb.lbs) >> SECTOR_SHIFT;
+	atomic_set(&io->jleft, d ? 2 : 1);
 
 	submit_bio_noacct(h);
-	submit_bio_noacct(d);
+	if (d)
+		submit_bio_noacct(d);
 }
 
 /* Reserve and write @io's record, or park it (its crc is known). */

@@ -483,19 +483,6 @@ out:
 	return ret;
 }
 
-struct awfs_sync_bio {
-	struct completion done;
-	blk_status_t status;
-};
-
-static void sync_endio(struct bio *bio)
-{
-	struct awfs_sync_bio *s = bio->bi_private;
-
-	s->status = bio->bi_status;
-	complete(&s->done);
-}
-
 /* Drop the lower file's cached pages of a range we write around it. */
 static int lower_forget(struct inode *inode, loff_t off, u32 len, bool flush)
 {
@@ -513,7 +500,6 @@ static int lower_forget(struct inode *inode, loff_t off, u32 len, bool flush)
 static int direct_unit(struct inode *inode, loff_t off, struct awfs_bounce *b,
 		       u32 len, u64 phys)
 {
-	struct awfs_sync_bio s;
 	struct bio *bio;
 	u32 i;
 	int ret;
@@ -533,17 +519,13 @@ static int direct_unit(struct inode *inode, loff_t off, struct awfs_bounce *b,
 	for (i = 0; i < b->n; i++)
 		__bio_add_page(bio, b->pages[i],
 			       min_t(u32, PAGE_SIZE, len - i * PAGE_SIZE), 0);
-	init_completion(&s.done);
-	bio->bi_private = &s;
-	bio->bi_end_io = sync_endio;
 	atomic_inc(&AWFS_I(inode)->unflushed);
-	awblk_submit_atomic(bio);
-	wait_for_completion_io(&s.done);
+	ret = awblk_submit_atomic_wait(bio);
 	bio_put(bio);
 	lower_forget(inode, off, len, false);
 	invalidate_inode_pages2_range(inode->i_mapping, off >> PAGE_SHIFT,
 				      (off + len - 1) >> PAGE_SHIFT);
-	return blk_status_to_errno(s.status);
+	return ret;
 }
 
 /* The limits of @file: the unit when buffered, the device's when @direct. */

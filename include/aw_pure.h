@@ -12,6 +12,13 @@
 #include <linux/types.h>
 #include <linux/string.h>
 #include <linux/errno.h>
+#include <linux/crc32c.h>
+/* crc32c with awsw_crc32c()'s convention (inverted before and after). */
+#define AW_KERNEL_CRC32C
+static inline u32 aw_kernel_crc32c(u32 crc, const void *buf, size_t len)
+{
+	return ~crc32c(~crc, buf, len);
+}
 #else
 #include <stdint.h>
 #include <stddef.h>

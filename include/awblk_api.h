@@ -12,5 +12,6 @@
 
 int awblk_bdev_limits(struct block_device *bdev, struct aw_limits *l);
 void awblk_submit_atomic(struct bio *bio);
+int awblk_submit_atomic_wait(struct bio *bio);
 
 #endif /* AWBLK_API_H */
