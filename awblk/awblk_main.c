@@ -620,6 +620,9 @@ static struct bio *bio_copy_user(struct awblk_dev *d,
 	const char __user *ubuf = u64_to_user_ptr(w->buf);
 	struct bio *bio;
 
+	/* The limits keep unit_max within one bio of single pages. */
+	if (WARN_ON_ONCE(npages > BIO_MAX_VECS))
+		return ERR_PTR(-EINVAL);
 	bio = bio_alloc(d->lower.bdev, npages, ioctl_opf(w), GFP_KERNEL);
 	if (!bio)
 		return ERR_PTR(-ENOMEM);
@@ -656,14 +659,16 @@ static struct bio *bio_pin_user(struct awblk_dev *d,
 	unsigned int mask = max_t(unsigned int, bdev_dma_alignment(lower),
 				  bdev_logical_block_size(lower) - 1);
 	void __user *ubuf = u64_to_user_ptr(w->buf);
+	/* The pages the buffer spans: one more than len's when unaligned. */
+	u64 npages = DIV_ROUND_UP(offset_in_page(w->buf) + w->len, PAGE_SIZE);
 	struct iov_iter it;
 	struct bio *bio;
 
-	if ((w->buf & mask) || !access_ok(ubuf, w->len))
+	if ((w->buf & mask) || !access_ok(ubuf, w->len) ||
+	    npages > BIO_MAX_VECS)
 		return NULL;
 	iov_iter_ubuf(&it, ITER_SOURCE, ubuf, w->len);
-	bio = bio_alloc(lower, DIV_ROUND_UP(w->len, PAGE_SIZE) + 1,
-			ioctl_opf(w), GFP_KERNEL);
+	bio = bio_alloc(lower, npages, ioctl_opf(w), GFP_KERNEL);
 	if (!bio)
 		return NULL;
 	bio->bi_iter.bi_sector = (w->offset >> 9) + d->start;

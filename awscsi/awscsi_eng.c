@@ -14,6 +14,7 @@
 #include <linux/bio.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
 #include <scsi/scsi.h>
 #include <scsi/scsi_cmnd.h>
 #include <scsi/scsi_device.h>
@@ -133,14 +134,20 @@ static enum rq_end_io_ret pt_end_io(struct request *rq, blk_status_t err)
 	return RQ_END_IO_FREE;
 }
 
-/* Linearize the bio's data for the passthrough request. */
-static void *bounce(struct bio *bio)
+/*
+ * Linearize the bio's data for the passthrough request. kvmalloc() only
+ * falls back to vmalloc for GFP_KERNEL: a NOIO scope keeps reclaim from
+ * recursing into I/O instead, so a large unit need not be contiguous.
+ */
+static void *pt_bounce(struct bio *bio)
 {
-	void *buf = kvmalloc(bio->bi_iter.bi_size, GFP_NOIO);
+	unsigned int noio = memalloc_noio_save();
+	void *buf = kvmalloc(bio->bi_iter.bi_size, GFP_KERNEL);
 	struct bvec_iter it;
 	struct bio_vec bv;
 	size_t off = 0;
 
+	memalloc_noio_restore(noio);
 	if (!buf)
 		return NULL;
 	bio_for_each_segment(bv, bio, it) {
@@ -200,7 +207,7 @@ static int pt_map(struct scsi_eng *e, struct request *rq, struct bio *bio,
 			return 0;
 		bio_put(pt);
 	}
-	io->buf = bounce(bio);
+	io->buf = pt_bounce(bio);
 	if (!io->buf)
 		return -ENOMEM;
 	return blk_rq_map_kern(q, rq, io->buf, bio->bi_iter.bi_size, GFP_NOIO);
