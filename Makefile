@@ -10,7 +10,8 @@ MODULE_SRC := Kbuild include $(MODULE_DIRS)
 HOSTCC ?= gcc
 CFLAGS_HOST := -O2 -g -Wall -Wextra -Werror -Iinclude -Iawscsi
 UNIT_TESTS := $(patsubst tests/unit/%.c,build/unit/%,$(wildcard tests/unit/test_*.c))
-TOOLS := build/tools/awtorn build/tools/awcrash build/tools/awbench build/tools/awfsx build/tools/awpgcrash
+TOOLS := build/tools/awtorn build/tools/awcrash build/tools/awbench build/tools/awfsx build/tools/awpgcrash \
+	build/tools/aw32
 
 include tools/tools.mk
 
@@ -71,6 +72,12 @@ tools: $(TOOLS) awtools
 build/tools/awbench: tests/bench/awbench.c tools/libaw.h build/lib/libaw.a
 	@mkdir -p build/tools
 	$(HOSTCC) $(AW_CFLAGS) -pthread -o $@ $< build/lib/libaw.a
+
+# A 32-bit caller of libaw and the ioctls (gcc-multilib), static: the guest
+# needs no 32-bit loader.
+build/tools/aw32: tests/tools/aw32.c tools/libaw.c tools/libaw.h include/uapi/awkit.h include/uapi/awfs.h
+	@mkdir -p build/tools
+	$(HOSTCC) -m32 -static -D_FILE_OFFSET_BITS=64 $(AW_CFLAGS) -o $@ $< tools/libaw.c
 
 dkms-install: deps
 	@sh tests/qemu/dkms.sh install $(VERSION) $(KVERS)

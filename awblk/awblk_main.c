@@ -755,6 +755,8 @@ static const struct block_device_operations awblk_fops = {
 	.owner		= THIS_MODULE,
 	.submit_bio	= awblk_submit_bio,
 	.ioctl		= awblk_ioctl,
+	/* The uapi structs are laid out alike for 32-bit callers. */
+	.compat_ioctl	= blkdev_compat_ptr_ioctl,
 };
 
 /* ---- sysfs: /sys/block/awblkN/awblk/ ---- */

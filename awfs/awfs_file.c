@@ -832,14 +832,15 @@ static void wb_done(struct work_struct *work)
 
 	/* Before the folios may go: old data readahead put in the lower cache. */
 	lower_forget(wb->inode, wb->off, AWFS_I(wb->inode)->unit, false);
+	/* The last folio_end_writeback() may let the inode be evicted. */
+	if (err)
+		pr_err_ratelimited("awfs: inode %lu: atomic write of %lld failed: %d\n",
+				   wb->inode->i_ino, wb->off, err);
 	bio_for_each_folio_all(fi, wb->bio) {
 		if (err)
 			mapping_set_error(fi.folio->mapping, err);
 		folio_end_writeback(fi.folio);
 	}
-	if (err)
-		pr_err_ratelimited("awfs: inode %lu: atomic write of %lld failed: %d\n",
-				   wb->inode->i_ino, wb->off, err);
 	bio_put(wb->bio);
 	kfree(wb);
 }
@@ -1300,7 +1301,7 @@ const struct file_operations awfs_file_fops = {
 	.fsync		= awfs_fsync,
 	.fallocate	= awfs_fallocate,
 	.unlocked_ioctl	= awfs_ioctl,
-	.compat_ioctl	= awfs_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,	/* the same layouts */
 	.splice_read	= aw_splice_read,
 	.splice_write	= iter_file_splice_write,
 };

@@ -4,7 +4,7 @@
 set -e
 pkgs="build-essential kmod dkms qemu-system-x86 qemu-utils busybox-static
 cpio xz-utils zstd fio sg3-utils nvme-cli python3 gnuplot-nox bc dmsetup
-e2fsprogs xfsprogs
+e2fsprogs xfsprogs gcc-multilib
 linux-image-amd64 linux-headers-amd64"
 
 export DEBIAN_FRONTEND=noninteractive
