@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
+#include <linux/workqueue.h>
 #include <scsi/scsi.h>
 #include <scsi/scsi_cmnd.h>
 #include <scsi/scsi_device.h>
@@ -103,9 +104,25 @@ static void scsi_eng_submit(void *priv, struct bio *bio)
 	submit_bio_noacct(bio);
 }
 #else
+/*
+ * 6.1 has no REQ_ATOMIC: WRITE ATOMIC(16) goes to the sd device as a
+ * passthrough request, which bypasses the block layer's flush machinery and
+ * sd's retries. So this engine does what they would: a PREFLUSH becomes a
+ * SYNCHRONIZE CACHE before the write, FUA on a disk without the FUA bit a
+ * SYNCHRONIZE CACHE after it, and a UNIT ATTENTION is retried.
+ */
+#define PT_RETRIES	3
+
+static struct workqueue_struct *pt_wq;
+
 struct pt_io {
+	struct work_struct work;
+	struct scsi_eng *e;
 	struct bio *bio;
 	void *buf;
+	bool preflush, postflush, fua;
+	bool sent;		/* the write has its final answer */
+	unsigned int tries;
 };
 
 static blk_status_t pt_status(struct scsi_cmnd *scmd)
@@ -122,16 +139,21 @@ static blk_status_t pt_status(struct scsi_cmnd *scmd)
 	return BLK_STS_IOERR;
 }
 
-static enum rq_end_io_ret pt_end_io(struct request *rq, blk_status_t err)
+/* The request's status: the SCSI one says more when there is one. */
+static blk_status_t pt_result(blk_status_t err, struct scsi_cmnd *scmd)
 {
-	struct pt_io *io = rq->end_io_data;
-	struct bio *bio = io->bio;
+	return scmd->result ? pt_status(scmd) : err;
+}
 
-	bio->bi_status = err ? err : pt_status(blk_mq_rq_to_pdu(rq));
-	kvfree(io->buf);
-	kfree(io);
-	bio_endio(bio);
-	return RQ_END_IO_FREE;
+/* A UNIT ATTENTION (power on, reset...) says nothing about the write. */
+static bool pt_retry(struct pt_io *io, struct scsi_cmnd *scmd)
+{
+	struct scsi_sense_hdr sshdr;
+
+	return io->tries < PT_RETRIES && scmd->result &&
+	       host_byte(scmd->result) == DID_OK &&
+	       scsi_normalize_sense(scmd->sense_buffer, SCSI_SENSE_BUFFERSIZE,
+				    &sshdr) && sshdr.sense_key == UNIT_ATTENTION;
 }
 
 /*
@@ -157,7 +179,7 @@ static void *pt_bounce(struct bio *bio)
 	return buf;
 }
 
-/* The pages were only lent; pt_end_io completes the original bio. */
+/* The pages were only lent; the request's owner completes the bio. */
 static void pt_lend_endio(struct bio *pt)
 {
 	bio_put(pt);
@@ -207,49 +229,134 @@ static int pt_map(struct scsi_eng *e, struct request *rq, struct bio *bio,
 			return 0;
 		bio_put(pt);
 	}
-	io->buf = pt_bounce(bio);
+	if (!io->buf)
+		io->buf = pt_bounce(bio);
 	if (!io->buf)
 		return -ENOMEM;
 	return blk_rq_map_kern(q, rq, io->buf, bio->bi_iter.bi_size, GFP_NOIO);
 }
 
-/* 6.1 has no REQ_ATOMIC: send WRITE ATOMIC(16) to the sd device ourselves. */
-static void scsi_eng_submit(void *priv, struct bio *bio)
+/* One WRITE ATOMIC(16) request for @io's bio; an ERR_PTR when none. */
+static struct request *pt_request(struct pt_io *io)
 {
-	struct scsi_eng *e = priv;
-	struct request_queue *q = e->sdev->request_queue;
+	struct scsi_eng *e = io->e;
+	struct bio *bio = io->bio;
 	u64 sector = bio->bi_iter.bi_sector + get_start_sect(bio->bi_bdev);
-	u32 nblocks = bio->bi_iter.bi_size / e->lbs;
 	struct scsi_cmnd *scmd;
 	struct request *rq;
-	struct pt_io *io;
 
-	io = kzalloc(sizeof(*io), GFP_NOIO);
-	if (!io)
-		goto fail;
-	io->bio = bio;
-	rq = scsi_alloc_request(q, REQ_OP_DRV_OUT, 0);
+	rq = scsi_alloc_request(e->sdev->request_queue, REQ_OP_DRV_OUT, 0);
 	if (IS_ERR(rq))
-		goto free_io;
-	if (pt_map(e, rq, bio, io))
-		goto free_rq;
+		return rq;
+	if (pt_map(e, rq, bio, io)) {
+		blk_mq_free_request(rq);
+		return ERR_PTR(-ENOMEM);
+	}
 	scmd = blk_mq_rq_to_pdu(rq);
-	awscsi_cdb_write_atomic16(scmd->cmnd, (sector << 9) / e->lbs, nblocks,
-				  bio->bi_opf & REQ_FUA, e->use_boundary);
+	awscsi_cdb_write_atomic16(scmd->cmnd, (sector << 9) / e->lbs,
+				  bio->bi_iter.bi_size / e->lbs, io->fua,
+				  e->use_boundary);
 	scmd->cmd_len = 16;
 	scmd->allowed = 3;
 	rq->timeout = 30 * HZ;
+	io->tries++;
+	return rq;
+}
+
+static void pt_finish(struct pt_io *io, blk_status_t status)
+{
+	struct bio *bio = io->bio;
+
+	bio->bi_status = status;
+	kvfree(io->buf);
+	kfree(io);
+	bio_endio(bio);
+}
+
+/*
+ * The slow path, in process context: the flush before, the write (again,
+ * after a UNIT ATTENTION), the flush after. A flush is one the block layer
+ * sends to the sd disk, so it is accounted and ordered as any other.
+ */
+static void pt_work(struct work_struct *work)
+{
+	struct pt_io *io = container_of(work, struct pt_io, work);
+	struct block_device *bdev = io->bio->bi_bdev;
+	blk_status_t status = BLK_STS_OK;
+	struct request *rq;
+
+	if (io->preflush && blkdev_issue_flush(bdev)) {
+		pt_finish(io, BLK_STS_IOERR);
+		return;
+	}
+	while (!io->sent) {
+		rq = pt_request(io);
+		if (IS_ERR(rq)) {
+			pt_finish(io, BLK_STS_RESOURCE);
+			return;
+		}
+		status = pt_result(blk_execute_rq(rq, false),
+				   blk_mq_rq_to_pdu(rq));
+		io->sent = !pt_retry(io, blk_mq_rq_to_pdu(rq));
+		blk_mq_free_request(rq);
+	}
+	if (!status && io->postflush && blkdev_issue_flush(bdev))
+		status = BLK_STS_IOERR;
+	pt_finish(io, status);
+}
+
+static enum rq_end_io_ret pt_end_io(struct request *rq, blk_status_t err)
+{
+	struct pt_io *io = rq->end_io_data;
+	struct scsi_cmnd *scmd = blk_mq_rq_to_pdu(rq);
+
+	if (pt_retry(io, scmd)) {
+		/* Once more from process context; the flush before is done. */
+		io->preflush = false;
+		queue_work(pt_wq, &io->work);
+		return RQ_END_IO_FREE;
+	}
+	if (!pt_result(err, scmd) && io->postflush) {
+		io->preflush = false;
+		io->sent = true;
+		queue_work(pt_wq, &io->work);
+		return RQ_END_IO_FREE;
+	}
+	pt_finish(io, pt_result(err, scmd));
+	return RQ_END_IO_FREE;
+}
+
+static void scsi_eng_submit(void *priv, struct bio *bio)
+{
+	struct block_device *bdev = bio->bi_bdev;
+	bool wc = bdev_write_cache(bdev);
+	struct pt_io *io;
+	struct request *rq;
+
+	io = kzalloc(sizeof(*io), GFP_NOIO);
+	if (!io) {
+		bio_io_error(bio);
+		return;
+	}
+	INIT_WORK(&io->work, pt_work);
+	io->e = priv;
+	io->bio = bio;
+	/* Without a volatile cache, every write is already durable. */
+	io->preflush = wc && (bio->bi_opf & REQ_PREFLUSH);
+	io->fua = wc && (bio->bi_opf & REQ_FUA) && bdev_fua(bdev);
+	io->postflush = wc && (bio->bi_opf & REQ_FUA) && !bdev_fua(bdev);
+	if (io->preflush) {
+		queue_work(pt_wq, &io->work);
+		return;
+	}
+	rq = pt_request(io);
+	if (IS_ERR(rq)) {
+		pt_finish(io, BLK_STS_RESOURCE);
+		return;
+	}
 	rq->end_io = pt_end_io;
 	rq->end_io_data = io;
 	blk_execute_rq_nowait(rq, false);
-	return;
-free_rq:
-	blk_mq_free_request(rq);
-	kvfree(io->buf);
-free_io:
-	kfree(io);
-fail:
-	bio_io_error(bio);
 }
 #endif
 
@@ -262,14 +369,46 @@ static struct awblk_engine scsi_engine = {
 	.release	= scsi_eng_release,
 };
 
-static int __init scsi_eng_init(void)
+#if AW_NATIVE_ATOMIC
+static int scsi_eng_wq_init(void)
 {
-	return awblk_register_engine(&scsi_engine);
+	return 0;
 }
 
+static void scsi_eng_wq_exit(void)
+{
+}
+#else
+static int scsi_eng_wq_init(void)
+{
+	/* Writeback waits on it: it must make progress under reclaim. */
+	pt_wq = alloc_workqueue("awscsi_eng", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	return pt_wq ? 0 : -ENOMEM;
+}
+
+static void scsi_eng_wq_exit(void)
+{
+	destroy_workqueue(pt_wq);
+}
+#endif
+
+static int __init scsi_eng_init(void)
+{
+	int ret = scsi_eng_wq_init();
+
+	if (ret)
+		return ret;
+	ret = awblk_register_engine(&scsi_engine);
+	if (ret)
+		scsi_eng_wq_exit();
+	return ret;
+}
+
+/* Devices hold a reference on this module: no I/O is left when this runs. */
 static void __exit scsi_eng_exit(void)
 {
 	awblk_unregister_engine(&scsi_engine);
+	scsi_eng_wq_exit();
 }
 
 module_init(scsi_eng_init);

@@ -475,12 +475,12 @@ int awscsi_mode_sense(const struct awscsi_cfg *c, const u8 *cdb, u8 *buf,
 	}
 	if (ten) {
 		aw_put_be16(buf, (u16)(off - 2));
-		buf[3] = 0x10;		/* DPOFUA */
+		buf[3] = c->fua ? 0x10 : 0;	/* DPOFUA */
 		buf[4] = llba ? 1 : 0;
 		aw_put_be16(buf + 6, (u16)bd);
 	} else {
 		buf[0] = (u8)(off - 1);
-		buf[2] = 0x10;		/* DPOFUA */
+		buf[2] = c->fua ? 0x10 : 0;	/* DPOFUA */
 		buf[3] = (u8)bd;
 	}
 	return (int)off;

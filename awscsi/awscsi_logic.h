@@ -15,11 +15,13 @@
 #define AWS_KEY_NOT_READY	0x02
 #define AWS_KEY_MEDIUM_ERROR	0x03
 #define AWS_KEY_ILLEGAL_REQUEST	0x05
+#define AWS_KEY_UNIT_ATTENTION	0x06
 #define AWS_ASC_INVALID_OPCODE	0x20
 #define AWS_ASC_LBA_OUT_OF_RANGE 0x21
 #define AWS_ASC_INVALID_FIELD	0x24
 #define AWS_ASC_PARAM_LIST_LEN	0x1a
 #define AWS_ASC_SAVING_NOT_SUP	0x39
+#define AWS_ASC_POWER_ON_RESET	0x29	/* POWER ON, RESET, OR BUS DEVICE RESET */
 
 #define AWS_OP_TEST_UNIT_READY	0x00
 #define AWS_OP_REQUEST_SENSE	0x03
@@ -54,6 +56,7 @@ struct awscsi_cfg {
 	u32 max_xfer;		/* VPD max transfer length, blocks; 0 = none */
 	u32 index;		/* disk number, for serial and identifiers */
 	bool wce;		/* volatile write cache enabled */
+	bool fua;		/* DPOFUA: the FUA bit is honoured */
 	bool atomic;		/* atomic_wr */
 	u32 atomic_max;		/* atomic_wr_max_length */
 	u32 atomic_align;	/* atomic_wr_align */

@@ -64,6 +64,9 @@ MODULE_PARM_DESC(physblk_exp, "log2 of logical blocks per physical block");
 static bool write_cache;
 module_param(write_cache, bool, 0444);
 MODULE_PARM_DESC(write_cache, "volatile write cache (default 0: write-through)");
+static bool fua = true;
+module_param(fua, bool, 0444);
+MODULE_PARM_DESC(fua, "FUA bit supported (DPOFUA; default 1; 0: not reported, ignored)");
 static unsigned int block_ndelay;
 module_param(block_ndelay, uint, 0444);
 MODULE_PARM_DESC(block_ndelay,
@@ -106,6 +109,7 @@ struct awscsi_disk {
 	unsigned long ndirty;
 	atomic64_t next_group;
 	atomic64_t reads, writes, atomics, atomic_rejects, torn, lost, flushes;
+	atomic_t unit_attention;	/* pending: the next command reports it */
 };
 
 static struct awscsi_disk *disks;
@@ -546,6 +550,9 @@ static void media_cmd(struct awscsi_disk *d, struct scsi_cmnd *sc,
 	bool done = true;
 
 	awscsi_decode_rw(sc->cmnd, &rw);
+	/* A disk without DPOFUA ignores the bit, as SBC allows. */
+	if (!d->cfg.fua)
+		rw.fua = false;
 	if (awscsi_check_rw(&d->cfg, k, &rw, &s)) {
 		if (k == AWS_K_WRITE_ATOMIC)
 			atomic64_inc(&d->atomic_rejects);
@@ -624,6 +631,14 @@ static void awscsi_exec(struct awscsi_disk *d, struct scsi_cmnd *sc)
 
 	sc->result = 0;
 	k = awscsi_classify(&d->cfg, cdb, sc->cmd_len, &s);
+	/* SPC: INQUIRY, REPORT LUNS and REQUEST SENSE do not clear it. */
+	if (k != AWS_K_INQUIRY && k != AWS_K_REPORT_LUNS &&
+	    k != AWS_K_REQUEST_SENSE && atomic_xchg(&d->unit_attention, 0)) {
+		s = (struct awscsi_sense){ AWS_KEY_UNIT_ATTENTION,
+					   AWS_ASC_POWER_ON_RESET, 0, -1 };
+		check_condition(sc, &s);
+		return;
+	}
 	switch (k) {
 	case AWS_K_NONE:
 		check_condition(sc, &s);
@@ -772,6 +787,22 @@ static ssize_t cut_after_store(struct device *dev, struct device_attribute *a,
 }
 static DEVICE_ATTR_RW(cut_after);
 
+/* Writing 1 makes every disk report POWER ON OCCURRED to its next command. */
+static ssize_t unit_attention_store(struct device *dev,
+				    struct device_attribute *a,
+				    const char *buf, size_t len)
+{
+	bool on;
+	int i, ret = kstrtobool(buf, &on);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < ndisks; i++)
+		atomic_set(&disks[i].unit_attention, on);
+	return len;
+}
+static DEVICE_ATTR_WO(unit_attention);
+
 static ssize_t cuts_show(struct device *dev, struct device_attribute *a,
 			 char *buf)
 {
@@ -828,6 +859,7 @@ static DEVICE_ATTR_RO(stats);
 
 static struct attribute *awscsi_attrs[] = {
 	&dev_attr_powered.attr,
+	&dev_attr_unit_attention.attr,
 	&dev_attr_cut_after.attr,
 	&dev_attr_cuts.attr,
 	&dev_attr_attached.attr,
@@ -884,6 +916,7 @@ static int awscsi_config(struct awscsi_cfg *c)
 	c->max_xfer = c->nblocks > 1024 ? min_t(u64, c->nblocks, U32_MAX) :
 					  1024;
 	c->wce = write_cache;
+	c->fua = fua;
 	c->atomic = atomic_wr;
 	c->atomic_max = atomic_wr_max_length;
 	c->atomic_align = atomic_wr_align;

@@ -35,7 +35,7 @@ static struct awscsi_cfg def_cfg(void)
 {
 	struct awscsi_cfg c = {
 		.lbs = 512, .physblk_exp = 0, .nblocks = 16384, .wce = true,
-		.atomic = true, .atomic_max = 8192, .atomic_align = 2,
+		.fua = true, .atomic = true, .atomic_max = 8192, .atomic_align = 2,
 		.atomic_gran = 2, .atomic_max_bndry_len = 8192,
 		.atomic_max_bndry = 128,
 	};
@@ -432,6 +432,12 @@ static void test_mode_sense(void)
 	CHECK_EQ(aw_get_be32(buf + 8), 16384);
 	CHECK_EQ(buf[16] & 0x3f, 0x08);
 	CHECK_EQ(buf[18] & 0x04, 0x04);
+	c.fua = false;			/* fua=0: a disk without DPOFUA */
+	n = mode_sense(&c, 0x5a, 0, 0x08, buf, &s);
+	CHECK_EQ(buf[3] & 0x10, 0);
+	n = mode_sense(&c, 0x1a, 0, 0x08, buf, &s);
+	CHECK_EQ(buf[2] & 0x10, 0);
+	c.fua = true;
 
 	n = mode_sense(&c, 0x5a, 0x10, 0x08, buf, &s);	/* LLBAA */
 	CHECK_EQ(n, 8 + 16 + 20);
