@@ -44,6 +44,8 @@ static const struct block_device_operations awblk_fops;
 struct awblk_dev {
 	int index;
 	struct gendisk *disk;
+	bool deleting;			/* under disk->open_mutex: opens refused */
+	bool registered;		/* freed by ->free_disk from now on */
 	struct aw_lower lower;
 	struct awblk_engine *engine;
 	void *engine_priv;
@@ -751,8 +753,31 @@ static int awblk_ioctl(struct block_device *bdev, aw_mode_t mode,
 	}
 }
 
+/* Called under disk->open_mutex, as awblk_remove decides. */
+static int awblk_open_disk(struct gendisk *disk)
+{
+	struct awblk_dev *d = disk->private_data;
+
+	return d->deleting ? -ENXIO : 0;
+}
+
+AW_DEFINE_DISK_OPEN(awblk_open, awblk_open_disk)
+
+static void free_dev(struct awblk_dev *d);
+
+/* The last reference to the disk is gone: no opener can reach @d now. */
+static void awblk_free_disk(struct gendisk *disk)
+{
+	struct awblk_dev *d = disk->private_data;
+
+	if (d && d->registered)
+		free_dev(d);
+}
+
 static const struct block_device_operations awblk_fops = {
 	.owner		= THIS_MODULE,
+	.open		= awblk_open,
+	.free_disk	= awblk_free_disk,
 	.submit_bio	= awblk_submit_bio,
 	.ioctl		= awblk_ioctl,
 	/* The uapi structs are laid out alike for 32-bit callers. */
@@ -913,6 +938,8 @@ static struct awblk_dev *find_dev(int index)
 
 static void free_dev(struct awblk_dev *d)
 {
+	bool registered = d->registered;
+
 	unbind_engine(d);
 	bioset_exit(&d->bs);
 	if (d->lower.bdev)
@@ -920,6 +947,9 @@ static void free_dev(struct awblk_dev *d)
 	if (d->index >= 0)
 		ida_free(&awblk_ida, d->index);
 	kfree(d);
+	/* Taken when the device was registered; devices pin the module. */
+	if (registered)
+		module_put(THIS_MODULE);
 }
 
 static void derive(struct awblk_dev *d, const struct aw_atomic_hw *hw,
@@ -1013,13 +1043,17 @@ put:
 	return ret;
 }
 
+/*
+ * After del_gendisk no new bio arrives; the last put_disk (ours, or that of
+ * an open that lost the race with remove) frees @d through ->free_disk.
+ */
 static void teardown_disk(struct awblk_dev *d)
 {
 	remove_queue_attrs(d);
 	bd_unlink_disk_holder(d->lower.bdev, d->disk);
 	del_gendisk(d->disk);
+	flush_work(&d->gather_work);
 	put_disk(d->disk);
-	d->disk = NULL;
 }
 
 /* The engine's hardware facts from user space, copied in whole or not at all. */
@@ -1098,15 +1132,17 @@ static int awblk_create(struct aw_create *c)
 	ret = setup_disk(d);
 	if (ret)
 		goto fail;
-	mutex_lock(&awblk_lock);
-	list_add_tail(&d->list, &awblk_devices);
-	mutex_unlock(&awblk_lock);
-	__module_get(THIS_MODULE);
 	c->index = d->index;
 	pr_info("awblk%d over %pg: engine %s, atomic unit %u..%u, max %u, boundary %u, untorn %u\n",
 		d->index, d->lower.bdev, d->engine ? d->engine->name : "none",
 		d->lim.unit_min, d->lim.unit_max, d->lim.max_bytes,
 		d->lim.boundary, d->untorn);
+	__module_get(THIS_MODULE);
+	d->registered = true;
+	/* Last: from here on a remove may free @d. */
+	mutex_lock(&awblk_lock);
+	list_add_tail(&d->list, &awblk_devices);
+	mutex_unlock(&awblk_lock);
 	return 0;
 fail:
 	free_dev(d);
@@ -1116,6 +1152,7 @@ fail:
 static int awblk_remove(const struct aw_remove *r)
 {
 	struct awblk_dev *d;
+	bool busy;
 	int i;
 
 	if (r->flags)
@@ -1129,16 +1166,19 @@ static int awblk_remove(const struct aw_remove *r)
 		mutex_unlock(&awblk_lock);
 		return -ENXIO;
 	}
-	if (disk_openers(d->disk)) {
+	/* As loop does: decide under open_mutex, which every open takes. */
+	mutex_lock(&d->disk->open_mutex);
+	busy = disk_openers(d->disk);
+	if (!busy)
+		d->deleting = true;
+	mutex_unlock(&d->disk->open_mutex);
+	if (busy) {
 		mutex_unlock(&awblk_lock);
 		return -EBUSY;
 	}
 	list_del(&d->list);
 	mutex_unlock(&awblk_lock);
 	teardown_disk(d);
-	flush_work(&d->gather_work);
-	free_dev(d);
-	module_put(THIS_MODULE);
 	return 0;
 }
 

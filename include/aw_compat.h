@@ -29,6 +29,24 @@ typedef fmode_t aw_mode_t;
 #define AW_MODE_WRITE		FMODE_WRITE
 #endif
 
+/*
+ * block_device_operations.open: (gendisk, blk_mode_t) since 6.5, a
+ * block_device before. @fn takes the gendisk either way.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#define AW_DEFINE_DISK_OPEN(name, fn)					\
+	static int name(struct gendisk *disk, blk_mode_t mode)		\
+	{								\
+		return fn(disk);					\
+	}
+#else
+#define AW_DEFINE_DISK_OPEN(name, fn)					\
+	static int name(struct block_device *bdev, fmode_t mode)	\
+	{								\
+		return fn(bdev->bd_disk);				\
+	}
+#endif
+
 #ifndef BLK_STS_INVAL
 #define BLK_STS_INVAL		BLK_STS_TARGET
 #endif

@@ -2,7 +2,7 @@
 # awblk lifecycle and bad input: remove while open, module unload with
 # devices, a lower device held exclusively, not a block device, nonsense
 # options, the lower device disappearing, creating and removing from many
-# threads at once.
+# threads at once, removing while other threads open and use the device.
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
 aw_load_awblk || fail "load awblk"
 AWCTL=$AWKIT_ROOT/build/tools/awctl
@@ -86,6 +86,9 @@ print("ok: 8 threads x 25: %(created)d created and removed, %(busy)d busy" % cou
 assert counts["created"] > 0
 assert not [d for d in os.listdir("/sys/block") if d.startswith("awblk")]
 PYEOF
+# Remove racing open: opens that land while a remove decides must be
+# refused, never handed a device that is then freed under them.
+ok "remove racing open, ioctls and I/O" $AWKIT_ROOT/build/tools/awremoverace /dev/$1 2000
 aw_cleanup || fail cleanup
 [ -d /sys/module/awblk ] && fail "awblk still loaded"
 echo "ok: unload after the last device"
