@@ -28,15 +28,16 @@ create() { # ENGINE UNTORN
 	[ "$2" = 0 ] || a="$a --untorn $2"
 	$AWCTL create /dev/$disk $a
 }
-run() { # FS ENGINE UNTORN FUA [syncfs]
-	fs=$1 eng=$2 unt=$3 fua=$4 how=${5:-fdatasync}
-	what="$fs on awblk --engine $eng --untorn $unt, fua=$fua, $how"
+run() { # FS ENGINE UNTORN FUA [fdatasync|syncfs [SECTOR_SIZE]]
+	fs=$1 eng=$2 unt=$3 fua=$4 how=${5:-fdatasync} lbs=${6:-512}
+	what="$fs on awblk --engine $eng --untorn $unt, fua=$fua, $how, $lbs-byte sectors"
 	awr=1
 	[ $eng = sw ] && awr=0
 	mb=96
 	[ $fs = xfs ] && mb=384		# XFS needs 300 MB
-	aw_insmod awscsi dev_size_mb=$mb write_cache=1 fua=$fua atomic_wr=$awr \
-		atomic_wr_align=1 atomic_wr_gran=1 || fail "insmod awscsi"
+	aw_insmod awscsi dev_size_mb=$mb sector_size=$lbs write_cache=1 \
+		fua=$fua atomic_wr=$awr atomic_wr_align=1 atomic_wr_gran=1 ||
+		fail "insmod awscsi"
 	disk=$(aw_disks awscsi) || fail "no disk"
 	[ $eng = sw ] && { aw_sw_format /dev/$disk || fail "format"; }
 	dev=$(create $eng $unt) || fail "create ($what)"
@@ -76,7 +77,13 @@ for fs in xfs ext4; do
 	run $fs scsi 16384 0
 	run $fs sw 16384 0
 done
-# syncfs() then the cut. Not yet for ext4 on an untorn device: it can fail
-# to mount after this (invalid superblock checksum; issue 15).
+# syncfs() then the cut. ext4's syncfs ends with a write of its superblock
+# block that no flush follows (sync_blockdev after ->sync_fs), so the cut
+# finds it in the cache; on 512-byte sectors the cache may keep one half of
+# the 1 KiB superblock and lose the other, and ext4 then refuses to mount
+# (invalid superblock checksum) with or without awblk. A 4096-byte-sector
+# disk keeps that block whole, so only what awblk does is tested here.
 run xfs scsi 16384 1 syncfs
-run ext4 scsi 0 1 syncfs
+run ext4 scsi 16384 1 syncfs 4096
+run ext4 scsi 0 1 syncfs 4096
+run ext4 sw 16384 1 syncfs 4096
