@@ -121,7 +121,8 @@ struct pt_io {
 	struct bio *bio;
 	void *buf;
 	bool preflush, postflush, fua;
-	bool sent;		/* the write has its final answer */
+	bool sent;		/* the write has its final answer: status */
+	blk_status_t status;
 	unsigned int tries;
 };
 
@@ -133,8 +134,13 @@ static blk_status_t pt_status(struct scsi_cmnd *scmd)
 		return BLK_STS_OK;
 	if (host_byte(scmd->result) != DID_OK)
 		return BLK_STS_TRANSPORT;
-	if (scsi_normalize_sense(scmd->sense_buffer, SCSI_SENSE_BUFFERSIZE,
-				 &sshdr) && sshdr.sense_key == ILLEGAL_REQUEST)
+	if (!scsi_normalize_sense(scmd->sense_buffer, SCSI_SENSE_BUFFERSIZE,
+				  &sshdr))
+		return BLK_STS_IOERR;
+	/* The device did the write, and says it had to try harder. */
+	if (sshdr.sense_key == RECOVERED_ERROR)
+		return BLK_STS_OK;
+	if (sshdr.sense_key == ILLEGAL_REQUEST)
 		return sshdr.asc == 0x20 ? BLK_STS_NOTSUPP : BLK_STS_INVAL;
 	return BLK_STS_IOERR;
 }
@@ -244,13 +250,15 @@ static struct request *pt_request(struct pt_io *io)
 	u64 sector = bio->bi_iter.bi_sector + get_start_sect(bio->bi_bdev);
 	struct scsi_cmnd *scmd;
 	struct request *rq;
+	int ret;
 
 	rq = scsi_alloc_request(e->sdev->request_queue, REQ_OP_DRV_OUT, 0);
 	if (IS_ERR(rq))
 		return rq;
-	if (pt_map(e, rq, bio, io)) {
+	ret = pt_map(e, rq, bio, io);
+	if (ret) {
 		blk_mq_free_request(rq);
-		return ERR_PTR(-ENOMEM);
+		return ERR_PTR(ret);
 	}
 	scmd = blk_mq_rq_to_pdu(rq);
 	awscsi_cdb_write_atomic16(scmd->cmnd, (sector << 9) / e->lbs,
@@ -282,7 +290,6 @@ static void pt_work(struct work_struct *work)
 {
 	struct pt_io *io = container_of(work, struct pt_io, work);
 	struct block_device *bdev = io->bio->bi_bdev;
-	blk_status_t status = BLK_STS_OK;
 	struct request *rq;
 
 	if (io->preflush && blkdev_issue_flush(bdev)) {
@@ -292,17 +299,17 @@ static void pt_work(struct work_struct *work)
 	while (!io->sent) {
 		rq = pt_request(io);
 		if (IS_ERR(rq)) {
-			pt_finish(io, BLK_STS_RESOURCE);
+			pt_finish(io, errno_to_blk_status(PTR_ERR(rq)));
 			return;
 		}
-		status = pt_result(blk_execute_rq(rq, false),
-				   blk_mq_rq_to_pdu(rq));
+		io->status = pt_result(blk_execute_rq(rq, false),
+				       blk_mq_rq_to_pdu(rq));
 		io->sent = !pt_retry(io, blk_mq_rq_to_pdu(rq));
 		blk_mq_free_request(rq);
 	}
-	if (!status && io->postflush && blkdev_issue_flush(bdev))
-		status = BLK_STS_IOERR;
-	pt_finish(io, status);
+	if (!io->status && io->postflush && blkdev_issue_flush(bdev))
+		io->status = BLK_STS_IOERR;
+	pt_finish(io, io->status);
 }
 
 static enum rq_end_io_ret pt_end_io(struct request *rq, blk_status_t err)
@@ -310,19 +317,20 @@ static enum rq_end_io_ret pt_end_io(struct request *rq, blk_status_t err)
 	struct pt_io *io = rq->end_io_data;
 	struct scsi_cmnd *scmd = blk_mq_rq_to_pdu(rq);
 
+	/* Whatever comes next is done from process context. */
+	io->preflush = false;
 	if (pt_retry(io, scmd)) {
-		/* Once more from process context; the flush before is done. */
-		io->preflush = false;
 		queue_work(pt_wq, &io->work);
 		return RQ_END_IO_FREE;
 	}
-	if (!pt_result(err, scmd) && io->postflush) {
-		io->preflush = false;
-		io->sent = true;
+	io->sent = true;
+	io->status = pt_result(err, scmd);
+	/* The flush after, or a vmalloc'd copy: vfree may not run here. */
+	if ((!io->status && io->postflush) || is_vmalloc_addr(io->buf)) {
 		queue_work(pt_wq, &io->work);
 		return RQ_END_IO_FREE;
 	}
-	pt_finish(io, pt_result(err, scmd));
+	pt_finish(io, io->status);
 	return RQ_END_IO_FREE;
 }
 
@@ -351,7 +359,7 @@ static void scsi_eng_submit(void *priv, struct bio *bio)
 	}
 	rq = pt_request(io);
 	if (IS_ERR(rq)) {
-		pt_finish(io, BLK_STS_RESOURCE);
+		pt_finish(io, errno_to_blk_status(PTR_ERR(rq)));
 		return;
 	}
 	rq->end_io = pt_end_io;
