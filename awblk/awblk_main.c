@@ -25,7 +25,6 @@
 #include <linux/sort.h>
 #include <linux/workqueue.h>
 #include <linux/pagemap.h>
-#include <linux/delay.h>
 
 #include "uapi/awkit.h"
 #include "awblk_engine.h"
@@ -67,6 +66,8 @@ static LIST_HEAD(awblk_devices);
 static LIST_HEAD(awblk_engines);
 static DEFINE_IDA(awblk_ida);
 static unsigned long engines_requested;	/* AW_ENGINE_* bits */
+/* Writeback's gathered units go out from here: it must run under reclaim. */
+static struct workqueue_struct *awblk_wq;
 static int awblk_major;
 
 static const char *const engine_names[] = {
@@ -317,7 +318,8 @@ static bool submit_gathered(struct awblk_dev *d, struct bio **parts,
 
 	for (i = 0; i < n; i++) {
 		vecs += bio_segments(parts[i]);
-		opf |= parts[i]->bi_opf & (REQ_FUA | REQ_SYNC);
+		opf |= parts[i]->bi_opf & (REQ_FUA | REQ_SYNC | REQ_META |
+					   REQ_PRIO);
 	}
 	if (vecs > BIO_MAX_VECS)
 		return false;
@@ -328,6 +330,7 @@ static bool submit_gathered(struct awblk_dev *d, struct bio **parts,
 		return false;
 	}
 	bio->bi_iter.bi_sector = parts[0]->bi_iter.bi_sector + d->start;
+	bio->bi_ioprio = parts[0]->bi_ioprio;
 	for (i = 0; i < n; i++) {
 		bio_for_each_segment(bv, parts[i], it) {
 			if (bio_add_page(bio, bv.bv_page, bv.bv_len,
@@ -421,7 +424,7 @@ static void awblk_unplug(struct blk_plug_cb *cb, bool from_schedule)
 		spin_lock_irq(&d->gather_lock);
 		bio_list_merge(&d->deferred, &p->pieces);
 		spin_unlock_irq(&d->gather_lock);
-		queue_work(system_unbound_wq, &d->gather_work);
+		queue_work(awblk_wq, &d->gather_work);
 	} else {
 		submit_pieces(d, &p->pieces);
 	}
@@ -446,34 +449,32 @@ direct:
 /*
  * Untorn mode: split the write exactly at unit boundaries; each whole,
  * aligned unit goes to the engine as one atomic write, partial units go down
- * as normal writes.
+ * as normal writes. One split per call, the rest resubmitted (it comes back
+ * here once this call returns): one bio from d->bs at a time, so the pool's
+ * reserve always suffices under memory pressure.
  */
 static void submit_untorn(struct awblk_dev *d, struct bio *bio)
 {
 	u64 unit = d->untorn;
+	u64 off = (u64)bio->bi_iter.bi_sector << 9;
+	u64 piece = awblk_untorn_piece(off, bio->bi_iter.bi_size, unit);
 
-	for (;;) {
-		u64 off = (u64)bio->bi_iter.bi_sector << 9;
-		u64 piece = awblk_untorn_piece(off, bio->bi_iter.bi_size, unit);
-		struct bio *cur = bio;
-		bool last = piece == bio->bi_iter.bi_size;
+	if (piece < bio->bi_iter.bi_size) {
+		struct bio *split = bio_split(bio, piece >> 9, GFP_NOIO, &d->bs);
 
-		if (!last) {
-			cur = bio_split(bio, piece >> 9, GFP_NOIO, &d->bs);
-			if (IS_ERR_OR_NULL(cur)) {
-				bio_io_error(bio);
-				return;
-			}
-			bio_chain(cur, bio);
-		}
-		if (piece == unit && !(off % unit)) {
-			atomic64_inc(&d->untorn_units);
-			submit_atomic(d, cur);
-		} else {
-			submit_piece(d, cur);
-		}
-		if (last)
+		if (IS_ERR_OR_NULL(split)) {
+			bio_io_error(bio);
 			return;
+		}
+		bio_chain(split, bio);
+		submit_bio_noacct(bio);
+		bio = split;
+	}
+	if (piece == unit && !(off % unit)) {
+		atomic64_inc(&d->untorn_units);
+		submit_atomic(d, bio);
+	} else {
+		submit_piece(d, bio);
 	}
 }
 
@@ -947,7 +948,10 @@ static void free_dev(struct awblk_dev *d)
 	if (d->index >= 0)
 		ida_free(&awblk_ida, d->index);
 	kfree(d);
-	/* Taken when the device was registered; devices pin the module. */
+	/*
+	 * Taken when the device was registered: devices pin the module. Last,
+	 * so that nothing of this module runs after it but the return.
+	 */
 	if (registered)
 		module_put(THIS_MODULE);
 }
@@ -1012,7 +1016,8 @@ static int setup_disk(struct awblk_dev *d)
 	struct gendisk *disk;
 	int ret;
 
-	disk = aw_alloc_stacked_disk(d->lower.bdev, &hw);
+	/* Untorn units come from page caches too: they must hold still. */
+	disk = aw_alloc_stacked_disk(d->lower.bdev, &hw, d->untorn);
 	if (IS_ERR(disk))
 		return PTR_ERR(disk);
 	disk->major = awblk_major;
@@ -1024,36 +1029,56 @@ static int setup_disk(struct awblk_dev *d)
 	set_capacity(disk, d->size >> SECTOR_SHIFT);
 	d->disk = disk;
 	ret = device_add_disk(NULL, disk, awblk_groups);
+	if (ret) {
+		put_disk(disk);
+		d->disk = NULL;
+	}
+	return ret;
+}
+
+/*
+ * No opener may reach @d after this: opens are refused, no new bio arrives
+ * after del_gendisk, and the last put_disk (ours, or that of an open that
+ * lost the race) frees @d through ->free_disk.
+ */
+static void kill_disk(struct awblk_dev *d)
+{
+	struct gendisk *disk = d->disk;
+
+	mutex_lock(&disk->open_mutex);
+	d->deleting = true;
+	mutex_unlock(&disk->open_mutex);
+	del_gendisk(disk);
+	flush_work(&d->gather_work);
+	put_disk(disk);
+}
+
+/* The disk is live and may be open: from here on ->free_disk frees @d. */
+static int register_disk(struct awblk_dev *d)
+{
+	int ret;
+
+	__module_get(THIS_MODULE);
+	d->registered = true;
+	ret = bd_link_disk_holder(d->lower.bdev, d->disk);
 	if (ret)
-		goto put;
-	ret = bd_link_disk_holder(d->lower.bdev, disk);
-	if (ret)
-		goto del;
+		goto kill;
 	ret = add_queue_attrs(d);
 	if (ret)
 		goto unlink;
 	return 0;
 unlink:
-	bd_unlink_disk_holder(d->lower.bdev, disk);
-del:
-	del_gendisk(disk);
-put:
-	put_disk(disk);
-	d->disk = NULL;
+	bd_unlink_disk_holder(d->lower.bdev, d->disk);
+kill:
+	kill_disk(d);
 	return ret;
 }
 
-/*
- * After del_gendisk no new bio arrives; the last put_disk (ours, or that of
- * an open that lost the race with remove) frees @d through ->free_disk.
- */
 static void teardown_disk(struct awblk_dev *d)
 {
 	remove_queue_attrs(d);
 	bd_unlink_disk_holder(d->lower.bdev, d->disk);
-	del_gendisk(d->disk);
-	flush_work(&d->gather_work);
-	put_disk(d->disk);
+	kill_disk(d);
 }
 
 /* The engine's hardware facts from user space, copied in whole or not at all. */
@@ -1104,7 +1129,8 @@ static int awblk_create(struct aw_create *c)
 	spin_lock_init(&d->gather_lock);
 	bio_list_init(&d->deferred);
 	INIT_WORK(&d->gather_work, gather_work);
-	ret = bioset_init(&d->bs, BIO_POOL_SIZE, 0, 0);
+	/* Splits are made inside ->submit_bio: a rescuer keeps them moving. */
+	ret = bioset_init(&d->bs, BIO_POOL_SIZE, 0, BIOSET_NEED_RESCUER);
 	if (ret)
 		goto fail;
 	ret = copy_hwinfo(c, &info);
@@ -1132,13 +1158,14 @@ static int awblk_create(struct aw_create *c)
 	ret = setup_disk(d);
 	if (ret)
 		goto fail;
+	ret = register_disk(d);
+	if (ret)
+		return ret;	/* @d is ->free_disk's now */
 	c->index = d->index;
 	pr_info("awblk%d over %pg: engine %s, atomic unit %u..%u, max %u, boundary %u, untorn %u\n",
 		d->index, d->lower.bdev, d->engine ? d->engine->name : "none",
 		d->lim.unit_min, d->lim.unit_max, d->lim.max_bytes,
 		d->lim.boundary, d->untorn);
-	__module_get(THIS_MODULE);
-	d->registered = true;
 	/* Last: from here on a remove may free @d. */
 	mutex_lock(&awblk_lock);
 	list_add_tail(&d->list, &awblk_devices);
@@ -1235,7 +1262,7 @@ static dev_t param_devt;
 /*
  * lower= at load time. Engines are modules that depend on awblk, so they
  * can only load once awblk is live: the device is created from a work item
- * that waits for the end of awblk's init.
+ * queued when the module notifier says awblk is live.
  */
 static void create_from_param(struct work_struct *work)
 {
@@ -1246,24 +1273,41 @@ static void create_from_param(struct work_struct *work)
 	};
 	int ret;
 
-	while (READ_ONCE(THIS_MODULE->state) == MODULE_STATE_COMING)
-		msleep(20);
-	if (READ_ONCE(THIS_MODULE->state) != MODULE_STATE_LIVE)
+	/* An rmmod may have begun meanwhile: then create nothing. */
+	if (!try_module_get(THIS_MODULE))
 		return;
 	ret = awblk_create(&c);
 	if (ret)
 		pr_err("lower=%s: cannot create a device (error %d)\n", lower,
 		       ret);
+	module_put(THIS_MODULE);
 }
 static DECLARE_WORK(param_work, create_from_param);
+
+static int awblk_module_event(struct notifier_block *nb, unsigned long state,
+			      void *data)
+{
+	if (data == THIS_MODULE && state == MODULE_STATE_LIVE)
+		schedule_work(&param_work);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block awblk_module_nb = {
+	.notifier_call = awblk_module_event,
+};
 
 static int __init awblk_init(void)
 {
 	int ret;
 
+	awblk_wq = alloc_workqueue("awblk", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	if (!awblk_wq)
+		return -ENOMEM;
 	awblk_major = register_blkdev(0, "awblk");
-	if (awblk_major < 0)
-		return awblk_major;
+	if (awblk_major < 0) {
+		ret = awblk_major;
+		goto destroy;
+	}
 	ret = misc_register(&awblk_misc);
 	if (ret)
 		goto unregister;
@@ -1274,22 +1318,29 @@ static int __init awblk_init(void)
 			       lower, ret);
 			goto deregister;
 		}
-		schedule_work(&param_work);
+		ret = register_module_notifier(&awblk_module_nb);
+		if (ret)
+			goto deregister;
 	}
 	return 0;
 deregister:
 	misc_deregister(&awblk_misc);
 unregister:
 	unregister_blkdev(awblk_major, "awblk");
+destroy:
+	destroy_workqueue(awblk_wq);
 	return ret;
 }
 
 /* Devices hold a module reference: there are none left when this runs. */
 static void __exit awblk_exit(void)
 {
+	if (lower && *lower)
+		unregister_module_notifier(&awblk_module_nb);
 	cancel_work_sync(&param_work);
 	misc_deregister(&awblk_misc);
 	unregister_blkdev(awblk_major, "awblk");
+	destroy_workqueue(awblk_wq);
 	ida_destroy(&awblk_ida);
 }
 

@@ -151,7 +151,8 @@ static int nvme_eng_probe(struct block_device *lower,
 	else
 		from_kernel(e, lower);
 	if (!ret)
-		ret = bioset_init(&e->bs, BIO_POOL_SIZE, 0, BIOSET_NEED_BVECS);
+		ret = bioset_init(&e->bs, BIO_POOL_SIZE, 0,
+				  BIOSET_NEED_BVECS | BIOSET_NEED_RESCUER);
 	if (ret) {
 		kfree(e);
 		return ret;

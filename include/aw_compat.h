@@ -116,11 +116,13 @@ static inline bool aw_kernel_atomic_hw(struct block_device *bdev,
 /*
  * A bio-based disk whose limits are the lower device's (block sizes, bio
  * size, segments, discard, write zeroes, write cache and FUA) and whose
- * native atomic limits, where the kernel has them, are @hw.
+ * native atomic limits, where the kernel has them, are @hw. @stable: pages
+ * must not change while they are written (stable writes).
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 static inline struct gendisk *aw_alloc_stacked_disk(struct block_device *lower,
-						    const struct aw_atomic_hw *hw)
+						    const struct aw_atomic_hw *hw,
+						    bool stable)
 {
 	struct queue_limits lim;
 
@@ -131,6 +133,8 @@ static inline struct gendisk *aw_alloc_stacked_disk(struct block_device *lower,
 		lim.features |= BLK_FEAT_WRITE_CACHE;
 	if (bdev_fua(lower))
 		lim.features |= BLK_FEAT_FUA;
+	if (stable)
+		lim.features |= BLK_FEAT_STABLE_WRITES;
 	lim.atomic_write_hw_max = hw->max_bytes;
 	lim.atomic_write_hw_unit_min = hw->unit_min;
 	lim.atomic_write_hw_unit_max = hw->unit_max;
@@ -139,7 +143,8 @@ static inline struct gendisk *aw_alloc_stacked_disk(struct block_device *lower,
 }
 #else
 static inline struct gendisk *aw_alloc_stacked_disk(struct block_device *lower,
-						    const struct aw_atomic_hw *hw)
+						    const struct aw_atomic_hw *hw,
+						    bool stable)
 {
 	struct request_queue *lq = bdev_get_queue(lower);
 	struct gendisk *disk = blk_alloc_disk(NUMA_NO_NODE);
@@ -151,6 +156,14 @@ static inline struct gendisk *aw_alloc_stacked_disk(struct block_device *lower,
 			 get_start_sect(lower));
 	blk_queue_write_cache(disk->queue, bdev_write_cache(lower),
 			      bdev_fua(lower));
+	if (stable) {
+		blk_queue_flag_set(QUEUE_FLAG_STABLE_WRITES, disk->queue);
+		/*
+		 * The device's own page cache: 6.1 does not derive its
+		 * stable-writes flag from the queue's, as later kernels do.
+		 */
+		mapping_set_stable_writes(disk->part0->bd_inode->i_mapping);
+	}
 	return disk;
 }
 #endif
