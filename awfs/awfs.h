@@ -24,6 +24,12 @@ struct awfs_sb {
 	const struct cred *cred;	/* the mounter's: opens lower files */
 	u32 unit;			/* the mount's unit, bytes */
 	bool untorn;			/* whole aligned units of write() are atomic */
+	/*
+	 * Atomic writes go around the lower file system, so their cache flush
+	 * is ours: @written counts those completed, @flushed how many of them
+	 * the last cache flush covered.
+	 */
+	atomic64_t written, flushed;
 };
 
 struct awfs_inode {
@@ -35,7 +41,6 @@ struct awfs_inode {
 	bool capable;			/* atomic writes possible */
 	bool warned;			/* said once why not */
 	bool align_init;		/* unit read from the lower file */
-	atomic_t unflushed;		/* atomic writes since the last flush */
 	struct xarray tags;		/* unit index -> physical block + 1 */
 };
 
@@ -63,6 +68,22 @@ static inline struct path *awfs_lower_path(struct dentry *dentry)
 	return &((struct awfs_dentry *)dentry->d_fsdata)->lower;
 }
 
+/*
+ * Changing the lower file system takes write access to its mount, as the
+ * VFS does for our own: a read-only mount refuses (EROFS), a frozen file
+ * system is waited out. Never held around a call that takes it itself
+ * (kernel_write, vfs_fallocate): freeze protection does not nest.
+ */
+static inline int awfs_want_write(struct super_block *sb)
+{
+	return mnt_want_write(AWFS_SB(sb)->lower.mnt);
+}
+
+static inline void awfs_drop_write(struct super_block *sb)
+{
+	mnt_drop_write(AWFS_SB(sb)->lower.mnt);
+}
+
 static inline aw_idmap_t *awfs_idmap(struct dentry *dentry)
 {
 	return aw_mnt_idmap(awfs_lower_path(dentry)->mnt);
@@ -74,6 +95,15 @@ extern const struct xattr_handler *awfs_xattr_handlers[];
 struct inode *awfs_iget(struct super_block *sb, struct inode *lower);
 int awfs_dentry_init(struct dentry *dentry, const struct path *lower);
 void awfs_copy_attr(struct inode *inode);
+
+/* awfs_super.c */
+int awfs_flush_written(struct awfs_sb *s);
+
+/* An atomic write has completed (its cache flush is still due). */
+static inline void awfs_note_written(struct awfs_sb *s)
+{
+	atomic64_inc(&s->written);
+}
 
 /* awfs_file.c */
 extern const struct file_operations awfs_file_fops;

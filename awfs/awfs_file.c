@@ -212,12 +212,16 @@ static int cover_lower(struct inode *inode, loff_t end)
 	struct file *lf = AWFS_I(inode)->lfile;
 	struct dentry *ld = lf->f_path.dentry;
 	struct iattr la = { .ia_valid = ATTR_SIZE, .ia_size = end };
-	int ret = 0;
+	int ret;
 
+	ret = awfs_want_write(inode->i_sb);
+	if (ret)
+		return ret;
 	inode_lock(d_inode(ld));
 	if (i_size_read(d_inode(ld)) < end)
 		ret = notify_change(aw_mnt_idmap(lf->f_path.mnt), ld, &la, NULL);
 	inode_unlock(d_inode(ld));
+	awfs_drop_write(inode->i_sb);
 	return ret;
 }
 
@@ -519,8 +523,13 @@ static int direct_unit(struct inode *inode, loff_t off, struct awfs_bounce *b,
 	for (i = 0; i < b->n; i++)
 		__bio_add_page(bio, b->pages[i],
 			       min_t(u32, PAGE_SIZE, len - i * PAGE_SIZE), 0);
-	atomic_inc(&AWFS_I(inode)->unflushed);
-	ret = awblk_submit_atomic_wait(bio);
+	/* Blocks of the lower file system: not while it is frozen. */
+	ret = awfs_want_write(inode->i_sb);
+	if (!ret) {
+		ret = awblk_submit_atomic_wait(bio);
+		awfs_note_written(isb(inode));
+		awfs_drop_write(inode->i_sb);
+	}
 	bio_put(bio);
 	lower_forget(inode, off, len, false);
 	invalidate_inode_pages2_range(inode->i_mapping, off >> PAGE_SHIFT,
@@ -830,6 +839,8 @@ static void wb_done(struct work_struct *work)
 	int err = blk_status_to_errno(wb->bio->bi_status);
 	struct folio_iter fi;
 
+	/* Before the folios' writeback ends: an fsync waits for that. */
+	awfs_note_written(isb(wb->inode));
 	/* Before the folios may go: old data readahead put in the lower cache. */
 	lower_forget(wb->inode, wb->off, AWFS_I(wb->inode)->unit, false);
 	/* The last folio_end_writeback() may let the inode be evicted. */
@@ -869,7 +880,6 @@ static void send_unit(struct inode *inode, struct folio **f, u32 n, u64 phys,
 	wb->off = folio_pos(f[0]);
 	bio->bi_private = wb;
 	bio->bi_end_io = wb_endio;
-	atomic_inc(&AWFS_I(inode)->unflushed);
 	awblk_submit_atomic(bio);
 }
 
@@ -1104,14 +1114,8 @@ static int awfs_fsync(struct file *file, loff_t start, loff_t end,
 	if (ret)
 		return ret;
 	ret = vfs_fsync_range(ai->lfile, start, end, datasync);
-	/*
-	 * Our atomic writes went around the lower file system: the cache
-	 * flush is ours to send (the software engine's are durable already).
-	 */
-	if (!ret && atomic_xchg(&ai->unflushed, 0) &&
-	    s->dev.engine != AW_ENGINE_SW)
-		ret = blkdev_issue_flush(s->bdev);
-	return ret;
+	/* Our atomic writes went around the lower file system. */
+	return ret ?: awfs_flush_written(s);
 }
 
 static long awfs_fallocate(struct file *file, int mode, loff_t off,
@@ -1171,9 +1175,13 @@ int awfs_truncate(struct inode *inode, loff_t size)
 		if (ret)
 			return ret;
 	}
+	ret = awfs_want_write(inode->i_sb);
+	if (ret)
+		return ret;
 	inode_lock(d_inode(ld));
 	ret = notify_change(aw_mnt_idmap(ai->lfile->f_path.mnt), ld, &la, NULL);
 	inode_unlock(d_inode(ld));
+	awfs_drop_write(inode->i_sb);
 	if (ret)
 		return ret;
 	if (size < old && ai->unit)
@@ -1204,10 +1212,14 @@ static int store_align(struct file *file, u32 flags, u32 unit)
 	const struct cred *old;
 	int ret;
 
+	ret = awfs_want_write(inode->i_sb);
+	if (ret)
+		return ret;
 	old = override_creds(isb(inode)->cred);
 	ret = vfs_setxattr(aw_mnt_idmap(AWFS_I(inode)->lfile->f_path.mnt), ld,
 			   AWFS_XATTR, &d, sizeof(d), 0);
 	revert_creds(old);
+	awfs_drop_write(inode->i_sb);
 	return ret;
 }
 

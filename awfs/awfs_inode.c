@@ -178,12 +178,18 @@ static int awfs_make(struct inode *dir, struct dentry *dentry, umode_t mode,
 {
 	struct dentry *ld = awfs_lower_path(dentry)->dentry;
 	aw_idmap_t *idmap = awfs_idmap(dentry);
-	struct dentry *lp = lock_lower_parent(dentry);
+	struct dentry *lp;
 	struct inode *ldir;
 	int ret;
 
-	if (!lp)
+	ret = awfs_want_write(dir->i_sb);
+	if (ret)
+		return ret;
+	lp = lock_lower_parent(dentry);
+	if (!lp) {
+		awfs_drop_write(dir->i_sb);
 		return -ESTALE;
+	}
 	ldir = d_inode(lp);
 	switch (what) {
 	case MK_CREATE:
@@ -202,6 +208,7 @@ static int awfs_make(struct inode *dir, struct dentry *dentry, umode_t mode,
 	if (!ret)
 		ret = awfs_instantiate(dir, dentry);
 	inode_unlock(ldir);
+	awfs_drop_write(dir->i_sb);
 	return ret;
 }
 
@@ -233,14 +240,21 @@ static int awfs_link(struct dentry *old, struct inode *dir, struct dentry *new)
 {
 	struct dentry *lold = awfs_lower_path(old)->dentry;
 	struct dentry *lnew = awfs_lower_path(new)->dentry;
-	struct dentry *lp = lock_lower_parent(new);
 	struct inode *inode = d_inode(old);
+	struct dentry *lp;
 	int ret;
 
-	if (!lp)
-		return -ESTALE;
-	ret = vfs_link(lold, awfs_idmap(new), d_inode(lp), lnew, NULL);
-	inode_unlock(d_inode(lp));
+	ret = awfs_want_write(dir->i_sb);
+	if (ret)
+		return ret;
+	lp = lock_lower_parent(new);
+	if (lp) {
+		ret = vfs_link(lold, awfs_idmap(new), d_inode(lp), lnew, NULL);
+		inode_unlock(d_inode(lp));
+	} else {
+		ret = -ESTALE;
+	}
+	awfs_drop_write(dir->i_sb);
 	if (ret)
 		return ret;
 	ihold(inode);
@@ -252,20 +266,26 @@ static int awfs_link(struct dentry *old, struct inode *dir, struct dentry *new)
 
 static int awfs_remove(struct inode *dir, struct dentry *dentry, bool isdir)
 {
-	struct dentry *ld = dget(awfs_lower_path(dentry)->dentry);
-	struct dentry *lp = lock_lower_parent(dentry);
+	struct dentry *ld, *lp;
 	int ret;
 
+	ret = awfs_want_write(dir->i_sb);
+	if (ret)
+		return ret;
+	ld = dget(awfs_lower_path(dentry)->dentry);
+	lp = lock_lower_parent(dentry);
 	if (!lp) {
-		dput(ld);
-		return -ESTALE;
+		ret = -ESTALE;
+	} else {
+		if (isdir)
+			ret = vfs_rmdir(awfs_idmap(dentry), d_inode(lp), ld);
+		else
+			ret = vfs_unlink(awfs_idmap(dentry), d_inode(lp), ld,
+					 NULL);
+		inode_unlock(d_inode(lp));
 	}
-	if (isdir)
-		ret = vfs_rmdir(awfs_idmap(dentry), d_inode(lp), ld);
-	else
-		ret = vfs_unlink(awfs_idmap(dentry), d_inode(lp), ld, NULL);
-	inode_unlock(d_inode(lp));
 	dput(ld);
+	awfs_drop_write(dir->i_sb);
 	if (ret)
 		return ret;
 	awfs_copy_attr(dir);
@@ -298,11 +318,17 @@ static int awfs_rename(aw_idmap_t *idmap, struct inode *odir,
 	struct dentry *lndir = awfs_lower_path(new->d_parent)->dentry;
 	struct renamedata rd = {};
 	struct dentry *trap;
-	int ret = -ESTALE;
+	int ret;
 
+	ret = awfs_want_write(odir->i_sb);
+	if (ret)
+		return ret;
 	trap = lock_rename(lodir, lndir);
-	if (IS_ERR(trap))
+	if (IS_ERR(trap)) {
+		awfs_drop_write(odir->i_sb);
 		return PTR_ERR(trap);
+	}
+	ret = -ESTALE;
 	if (lold->d_parent != lodir || lnew->d_parent != lndir ||
 	    d_unhashed(lold) || d_unhashed(lnew))
 		goto out;
@@ -321,6 +347,7 @@ static int awfs_rename(aw_idmap_t *idmap, struct inode *odir,
 	ret = vfs_rename(&rd);
 out:
 	unlock_rename(lodir, lndir);
+	awfs_drop_write(odir->i_sb);
 	if (ret)
 		return ret;
 	awfs_copy_attr(odir);
@@ -375,9 +402,13 @@ static int awfs_setattr(aw_idmap_t *idmap, struct dentry *dentry,
 		la.ia_valid &= ~ATTR_MODE;
 	la.ia_valid &= ~(ATTR_FILE | ATTR_SIZE);
 	if (la.ia_valid & ~(ATTR_FORCE)) {
+		ret = awfs_want_write(inode->i_sb);
+		if (ret)
+			return ret;
 		inode_lock(d_inode(ld));
 		ret = notify_change(awfs_idmap(dentry), ld, &la, NULL);
 		inode_unlock(d_inode(ld));
+		awfs_drop_write(inode->i_sb);
 		if (ret)
 			return ret;
 	}
@@ -452,11 +483,15 @@ static int awfs_xattr_set(const struct xattr_handler *h, aw_idmap_t *idmap,
 	struct dentry *ld = awfs_lower_path(dentry)->dentry;
 	int ret;
 
+	ret = awfs_want_write(dentry->d_sb);
+	if (ret)
+		return ret;
 	if (value)
 		ret = vfs_setxattr(awfs_idmap(dentry), ld, name, value, size,
 				   flags);
 	else
 		ret = vfs_removexattr(awfs_idmap(dentry), ld, name);
+	awfs_drop_write(dentry->d_sb);
 	if (!ret)
 		awfs_copy_attr(inode);
 	return ret;

@@ -34,7 +34,6 @@ static struct inode *awfs_alloc_inode(struct super_block *sb)
 	ai->capable = false;
 	ai->warned = false;
 	ai->align_init = false;
-	atomic_set(&ai->unflushed, 0);
 	xa_init(&ai->tags);
 	return &ai->vfs;
 }
@@ -75,6 +74,38 @@ static int awfs_show_options(struct seq_file *m, struct dentry *root)
 }
 
 /* syncfs and unmount: our data went down at writeback; sync the lower. */
+/**
+ * awfs_flush_written - make the atomic writes completed so far durable
+ * @s: the mount
+ *
+ * A write completed after the count was read is left to the next caller,
+ * which finds the count moved on. The software engine's writes are
+ * durable when they complete.
+ *
+ * Return: 0, or the flush's error.
+ */
+int awfs_flush_written(struct awfs_sb *s)
+{
+	s64 w = atomic64_read(&s->written);
+	s64 f = atomic64_read(&s->flushed);
+	int ret;
+
+	if (w == f || s->dev.engine == AW_ENGINE_SW)
+		return 0;
+	ret = blkdev_issue_flush(s->bdev);
+	if (ret)
+		return ret;
+	/* Concurrent flushers: the count only moves forward. */
+	while (f < w && !atomic64_try_cmpxchg(&s->flushed, &f, w))
+		;
+	return 0;
+}
+
+/*
+ * The lower file system syncs what went through it (XFS's sync_fs only
+ * forces its log, which flushes nothing when the log is clean); then the
+ * flush of what went around it.
+ */
 static int awfs_sync_fs(struct super_block *sb, int wait)
 {
 	struct super_block *lsb = AWFS_SB(sb)->lower.mnt->mnt_sb;
@@ -85,7 +116,7 @@ static int awfs_sync_fs(struct super_block *sb, int wait)
 	down_read(&lsb->s_umount);
 	ret = sync_filesystem(lsb);
 	up_read(&lsb->s_umount);
-	return ret;
+	return ret ?: awfs_flush_written(AWFS_SB(sb));
 }
 
 static const struct super_operations awfs_sops = {
@@ -205,6 +236,11 @@ static int awfs_fill_super(struct super_block *sb, void *data, int silent)
 	if (ret)
 		return ret;
 	lsb = s->lower.mnt->mnt_sb;
+	/*
+	 * A tagged unit's pages go to the disk as one atomic write: nobody may
+	 * change them while it is under way (writers and page_mkwrite wait).
+	 */
+	sb->s_iflags |= SB_I_STABLE_WRITES;
 	sb->s_stack_depth = lsb->s_stack_depth + 1;
 	sb->s_maxbytes = lsb->s_maxbytes;
 	sb->s_blocksize = lsb->s_blocksize;

@@ -4,8 +4,9 @@
 # atomic and unit ioctls' bad input (clear errno, nothing written); O_DIRECT
 # atomic writes and limits; libaw on awfs files; append-only and file size
 # limits as write(2) has them; RWF_ATOMIC and statx on 6.12; a full lower
-# file system (ENOSPC, nothing written); a user's block quota (EDQUOT,
-# nothing written).
+# file system (ENOSPC, nothing written); a read-only lower mount (EROFS,
+# nothing changed) and a frozen one (changes wait for the thaw); a user's
+# block quota (EDQUOT, nothing written).
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
 . "$AWKIT_ROOT/tests/qemu/awfs-lib.sh"
 aw_awfs_stack 256
@@ -205,7 +206,49 @@ os.unlink(M + "/filler")
 PYEOF
 umount $M || fail "umount"
 
-# 4. Quotas, as write(2) has them: ext4 with quotas enforced, a user with a
+# 4. awfs changes the lower file system only with write access to its
+# mount: on a read-only mount every change is refused (EROFS) and nothing
+# changes below; on a frozen file system a change waits for the thaw in
+# the freeze protection (not inside the lower file system's journal).
+R=/tmp/awfs-lower-ro
+mkdir -p $R $L/ro && echo x >$L/ro/f && sync || fail "setup"
+mount --bind $L $R && mount -o remount,bind,ro $R || fail "read-only bind mount"
+mount -t awfs -o unit=16k $R $M || fail "mount awfs over a read-only mount"
+xattr="python3 -c 'import os, sys; os.setxattr(sys.argv[1], \"user.a\", b\"1\")'"
+for op in "mkdir $M/ro/d" "mknod $M/ro/p p" "ln -s f $M/ro/s" "ln $M/ro/f $M/ro/h" \
+	"rm $M/ro/f" "mv $M/ro/f $M/ro/g" "chmod 600 $M/ro/f" "truncate -s 0 $M/ro/f" \
+	"touch $M/ro/new" "$xattr $M/ro/f"; do
+	out=$(eval "$op" 2>&1) && fail "$op through awfs on a read-only lower mount succeeded"
+	case $out in
+	*"Read-only file system"*) ;;
+	*) fail "$op: $out (want EROFS)" ;;
+	esac
+done
+[ "$(ls $L/ro)" = f ] && [ "$(cat $L/ro/f)" = x ] &&
+	[ "$(stat -c %a $L/ro/f)" = 644 ] || fail "the lower changed: $(ls -l $L/ro)"
+umount $M && umount $R || fail "umount the read-only stack"
+echo "ok: a read-only lower mount: every change refused with EROFS, nothing changed below"
+mount -t awfs -o unit=16k $L $M || fail "mount awfs"
+fsfreeze -f $LOWER_MNT || fail "fsfreeze"
+mkdir $M/frozen & pid=$!
+i=0
+until grep -q percpu_rwsem /proc/$pid/wchan 2>/dev/null; do
+	i=$((i + 1))
+	if ! kill -0 $pid 2>/dev/null || [ $i -gt 600 ]; then
+		w=$(cat /proc/$pid/wchan 2>/dev/null)
+		fsfreeze -u $LOWER_MNT
+		fail "mkdir through awfs on a frozen lower did not wait for the thaw (${w:-finished})"
+	fi
+	sleep 0.05
+done
+[ -e $L/frozen ] && { fsfreeze -u $LOWER_MNT; fail "mkdir reached a frozen file system"; }
+fsfreeze -u $LOWER_MNT || fail "thaw"
+wait $pid || fail "mkdir after the thaw"
+[ -d $L/frozen ] || fail "no directory after the thaw"
+rmdir $M/frozen && rm -r $M/ro && umount $M || fail "clean up"
+echo "ok: a frozen lower file system: mkdir through awfs waited for the thaw, then worked"
+
+# 5. Quotas, as write(2) has them: ext4 with quotas enforced, a user with a
 # block limit; an atomic write that needs space past it fails with EDQUOT
 # and writes nothing.
 umount $LOWER_MNT || fail "umount ext4"
