@@ -239,6 +239,78 @@ static int nvme_hwinfo(const char *path, struct aw_create *c, bool required)
 	return 0;
 }
 
+/* A decimal sysfs value, 0 when there is none. */
+static unsigned long sysfs_ulong(const char *path)
+{
+	unsigned long v = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * Does the disk under @dev (or the disk of the partition @dev) report atomic
+ * writes? The kernel's own limits where it has them (6.11+), else the SCSI
+ * Block Limits VPD page's MAXIMUM ATOMIC TRANSFER LENGTH (SBC-4, byte 44).
+ */
+static bool lower_reports_atomic(dev_t dev)
+{
+	static const char *const up[] = { "", "/.." };
+	unsigned char b0[64];
+	char p[96];
+	size_t i, n;
+	FILE *f;
+
+	for (i = 0; i < ARRAY_SIZE(up); i++) {
+		snprintf(p, sizeof(p),
+			 "/sys/dev/block/%u:%u%s/queue/atomic_write_unit_max_bytes",
+			 major(dev), minor(dev), up[i]);
+		if (sysfs_ulong(p))
+			return true;
+		snprintf(p, sizeof(p), "/sys/dev/block/%u:%u%s/device/vpd_pgb0",
+			 major(dev), minor(dev), up[i]);
+		f = fopen(p, "rb");
+		if (!f)
+			continue;
+		n = fread(b0, 1, sizeof(b0), f);
+		fclose(f);
+		if (n == sizeof(b0) && b0[1] == 0xb0 &&
+		    (b0[44] | b0[45] | b0[46] | b0[47]))
+			return true;
+	}
+	return false;
+}
+
+static void read_attr(const char *path, char *buf, size_t len);
+
+/*
+ * --engine auto found no engine for a disk that reports atomic writes: its
+ * engine module is missing. A device without atomic writes is not what the
+ * user asked for: say so and take it away again.
+ */
+static int engineless(int fd, const char *lower, unsigned int index)
+{
+	struct aw_remove r = { .index = index };
+	char p[64], engine[16];
+
+	snprintf(p, sizeof(p), "/sys/block/awblk%u/awblk/engine", index);
+	read_attr(p, engine, sizeof(engine));
+	if (strcmp(engine, "none"))
+		return 0;
+	fprintf(stderr,
+		"awctl: %s reports atomic writes but no engine drives it (its engine module, awscsi_engine or awnvme, is not installed or cannot load); no device made (--engine none makes one without atomic writes)\n",
+		lower);
+	if (ioctl(fd, AW_IOC_REMOVE, &r) < 0)
+		fprintf(stderr, "awctl: remove awblk%u: %s\n", index,
+			strerror(errno));
+	return EXIT_FAIL;
+}
+
 static int cmd_create(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -314,6 +386,11 @@ static int cmd_create(int argc, char **argv)
 	if (ioctl(fd, AW_IOC_CREATE, &c) < 0) {
 		snprintf(what, sizeof(what), "create over %s", argv[optind]);
 		return fail_close(fd, what);
+	}
+	if (c.engine == AW_ENGINE_AUTO && lower_reports_atomic(st.st_rdev) &&
+	    engineless(fd, argv[optind], c.index)) {
+		close(fd);
+		return EXIT_FAIL;
 	}
 	close(fd);
 	printf("/dev/awblk%u\n", c.index);

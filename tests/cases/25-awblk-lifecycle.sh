@@ -2,7 +2,8 @@
 # awblk lifecycle and bad input: remove while open, module unload with
 # devices, a lower device held exclusively, not a block device, nonsense
 # options, the lower device disappearing, creating and removing from many
-# threads at once, removing while other threads open and use the device.
+# threads at once, --engine auto when the engine module is missing,
+# removing while other threads open and use the device.
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
 aw_load_awblk || fail "load awblk"
 AWCTL=$AWKIT_ROOT/build/tools/awctl
@@ -86,6 +87,21 @@ print("ok: 8 threads x 25: %(created)d created and removed, %(busy)d busy" % cou
 assert counts["created"] > 0
 assert not [d for d in os.listdir("/sys/block") if d.startswith("awblk")]
 PYEOF
+# --engine auto over a disk that reports atomic writes, with no engine module
+# to drive it: awctl says so and leaves no device (exit 1); --engine none
+# still makes a plain one.
+rmmod awscsi_engine || fail "rmmod awscsi_engine"
+mp=$(cat /proc/sys/kernel/modprobe)
+echo /bin/false >/proc/sys/kernel/modprobe
+[ "$(code $AWCTL create /dev/$1)" = 1 ] || {
+	echo "$mp" >/proc/sys/kernel/modprobe; fail "auto without an engine module did not fail"; }
+echo "$mp" >/proc/sys/kernel/modprobe
+grep -q "no engine drives it" /tmp/out || fail "no clear message: $(cat /tmp/out)"
+ls /sys/block | grep -q awblk && fail "a device was left behind"
+echo "ok: auto without its engine module: $(cat /tmp/out)"
+d0=$($AWCTL create /dev/$1 --engine none) && $AWCTL remove $d0 || fail "--engine none"
+insmod "$AW_MOD/awscsi/awscsi_engine.ko" || fail "insmod awscsi_engine"
+
 # Remove racing open: opens that land while a remove decides must be
 # refused, never handed a device that is then freed under them.
 ok "remove racing open, ioctls and I/O" $AWKIT_ROOT/build/tools/awremoverace /dev/$1 2000
