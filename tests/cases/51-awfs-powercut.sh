@@ -3,8 +3,9 @@
 # pages of preallocated files with buffered pwrite and fdatasync, on awfs
 # (untorn; each file's unit set to its page size) over ext4 (bigalloc,
 # 16 KiB clusters) on awblk on awscsi with its write cache on. The power is
-# cut at random, restored, everything mounted again (ext4 replays its
-# journal) and every page checked (awpgcrash): none torn, every
+# cut at random and stays off until awfs, ext4 and awblk are torn down (a
+# reboot), then the disk is attached again, everything mounted again (ext4
+# replays its journal) and every page checked (awpgcrash): none torn, every
 # fdatasync'd page present, and the atomic writes reached the disk as
 # WRITE ATOMIC(16). The same workload must find torn pages on awfs without
 # untorn and on that ext4 directly (the test has teeth, and what keeps the
@@ -18,7 +19,7 @@ CTL=/sys/devices/awscsi
 P=$AWKIT_ROOT/build/tools/awpgcrash
 seed=${AWKIT_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
 cuts=${AW_CRASH_CUTS:-500}
-R="sh $AWKIT_ROOT/tests/qemu/awfs-reattach.sh /dev/$disk"
+R="sh $AWKIT_ROOT/tests/qemu/awfs-reattach.sh"
 mount -t awfs -o unit=16k,untorn $LOWER_MNT/data $AWFS_MNT || fail "mount awfs"
 cd /
 run() { # DIR CUTS MODE REATTACH_MODE: one awpgcrash run; sets $out

@@ -29,12 +29,15 @@
  *	to that file before durable. Each writer has its own descriptors, so
  *	a writeback error is reported to each of them. All stop at the first
  *	error (the power went), or after WRITE_CAP writes in all, and then
- *	the power is cut through CTLDIR/powered. Then the power is restored
- *	and --reattach CMD (if given) runs under sh -c with $AWPG_DIR set to
- *	the current DIR, the files all closed: it should remount the
- *	filesystem and print (last line of its stdout) the DIR to check and
- *	use from then on, or "refused" to end the run there. Without it the
- *	checker reads what the page cache holds (debugging only).
+ *	the power is cut through CTLDIR/powered. Then --reattach CMD (if
+ *	given) runs under sh -c with $AWPG_DIR set to the current DIR, the
+ *	files all closed and the power still off, as after a real power loss:
+ *	it should tear down everything above the disk (so that nothing the
+ *	kernel held reaches it), restore the power, attach the disk again,
+ *	mount and print (last line of its stdout) the DIR to check and use
+ *	from then on, or "refused" to end the run there. Without it the power
+ *	is restored and the checker reads what the page cache holds
+ *	(debugging only).
  *
  *	The check reads every page: its blocks must be valid stamps of that
  *	page and of one version (torn otherwise); that version must be no
@@ -569,8 +572,9 @@ static int cycle(struct run *r, struct wthread *t)
 	r->syncs += syncs;
 	if (!failed)	/* the cap came before the cut: cut now */
 		ctl_write(r->ctl, "powered", "0");
-	ctl_write(r->ctl, "powered", "1");
-	if (r->reattach && reattach(r))
+	if (!r->reattach)
+		ctl_write(r->ctl, "powered", "1");
+	else if (reattach(r))	/* it restores the power */
 		return 1;
 	check(r);
 	if (r->verbose)
