@@ -331,6 +331,8 @@ static bool submit_gathered(struct awblk_dev *d, struct bio **parts,
 	}
 	bio->bi_iter.bi_sector = parts[0]->bi_iter.bi_sector + d->start;
 	bio->bi_ioprio = parts[0]->bi_ioprio;
+	/* Made in a work item: charge it to the writer's cgroup, not root. */
+	bio_clone_blkg_association(bio, parts[0]);
 	for (i = 0; i < n; i++) {
 		bio_for_each_segment(bv, parts[i], it) {
 			if (bio_add_page(bio, bv.bv_page, bv.bv_len,
@@ -450,8 +452,9 @@ direct:
  * Untorn mode: split the write exactly at unit boundaries; each whole,
  * aligned unit goes to the engine as one atomic write, partial units go down
  * as normal writes. One split per call, the rest resubmitted (it comes back
- * here once this call returns): one bio from d->bs at a time, so the pool's
- * reserve always suffices under memory pressure.
+ * here once this call returns), as the block layer splits: the split before
+ * it is on its way down by then (or in the plug, which a wait in the pool
+ * flushes), so the pool's reserve is enough under memory pressure.
  */
 static void submit_untorn(struct awblk_dev *d, struct bio *bio)
 {

@@ -652,8 +652,13 @@ static int ioctl_atomic_write(struct file *file, void __user *argp)
 	if (ret)
 		return ret;
 	ret = bounce_from_user(&b, u64_to_user_ptr(w.buf), w.len);
+	/* write(2) has this from the VFS (file_start_write); an ioctl not. */
 	if (!ret)
+		ret = mnt_want_write_file(file);
+	if (!ret) {
 		ret = atomic_do(file, direct, w.offset, w.len, &b);
+		mnt_drop_write_file(file);
+	}
 	if (!ret && w.flags)
 		ret = vfs_fsync_range(file, w.offset, w.offset + w.len - 1, 1);
 	bounce_free(&b);
@@ -833,6 +838,11 @@ struct awfs_wb {
 	loff_t off;
 };
 
+static struct super_block *lower_sb(struct inode *inode)
+{
+	return isb(inode)->lower.mnt->mnt_sb;
+}
+
 static void wb_done(struct work_struct *work)
 {
 	struct awfs_wb *wb = container_of(work, struct awfs_wb, work);
@@ -841,6 +851,9 @@ static void wb_done(struct work_struct *work)
 
 	/* Before the folios' writeback ends: an fsync waits for that. */
 	awfs_note_written(isb(wb->inode));
+	/* Taken in write_tagged(): the lower may freeze once this is done. */
+	__sb_writers_acquired(lower_sb(wb->inode), SB_FREEZE_WRITE);
+	sb_end_write(lower_sb(wb->inode));
 	/* Before the folios may go: old data readahead put in the lower cache. */
 	lower_forget(wb->inode, wb->off, AWFS_I(wb->inode)->unit, false);
 	/* The last folio_end_writeback() may let the inode be evicted. */
@@ -900,7 +913,10 @@ static bool lock_unit(struct inode *inode, unsigned long u, struct folio **f,
 	return true;
 }
 
-/* Write tagged unit @u as one atomic write, if it is dirty. */
+/*
+ * Write tagged unit @u as one atomic write, if it is dirty: 1 when sent
+ * (wb_done() finishes it), 0 when there was nothing to send, or an error.
+ */
 static int write_tagged_unit(struct inode *inode, unsigned long u,
 			     struct folio **f, struct writeback_control *wbc)
 {
@@ -951,7 +967,7 @@ static int write_tagged_unit(struct inode *inode, unsigned long u,
 	for (i = 0; i < n; i++)
 		folio_put(f[i]);
 	wbc->nr_to_write -= n;
-	return 0;
+	return 1;
 skip:
 	unlock_folios(f, n);
 	kfree(wb);
@@ -977,9 +993,25 @@ static int write_tagged(struct inode *inode, struct writeback_control *wbc)
 	if (!f)
 		return -ENOMEM;
 	xa_for_each_range(&ai->tags, u, e, first, last) {
+		/*
+		 * The unit goes to blocks of the lower file system: not while
+		 * it is frozen. Background writeback leaves it for later;
+		 * a sync waits for the thaw. wb_done() ends the protection.
+		 */
+		if (wbc->sync_mode == WB_SYNC_NONE) {
+			if (!sb_start_write_trylock(lower_sb(inode)))
+				break;
+		} else {
+			sb_start_write(lower_sb(inode));
+		}
 		ret = write_tagged_unit(inode, u, f, wbc);
-		if (ret)
+		if (ret == 1)	/* handed to wb_done() (as AIO does) */
+			__sb_writers_release(lower_sb(inode), SB_FREEZE_WRITE);
+		else
+			sb_end_write(lower_sb(inode));
+		if (ret < 0)
 			break;
+		ret = 0;
 	}
 	kfree(f);
 	return ret;
@@ -1254,6 +1286,9 @@ static int ioctl_set_align(struct file *file, void __user *argp)
 			return -EINVAL;
 		}
 	}
+	ret = mnt_want_write_file(file);
+	if (ret)
+		return ret;
 	inode_lock(inode);
 	ret = -EBUSY;	/* the unit says where data goes: only before any */
 	if (i_size_read(inode) || i_size_read(ai->lower) || ai->lower->i_blocks)
@@ -1266,6 +1301,7 @@ static int ioctl_set_align(struct file *file, void __user *argp)
 	ai->warned = false;
 out:
 	inode_unlock(inode);
+	mnt_drop_write_file(file);
 	return ret;
 }
 

@@ -156,14 +156,8 @@ static inline struct gendisk *aw_alloc_stacked_disk(struct block_device *lower,
 			 get_start_sect(lower));
 	blk_queue_write_cache(disk->queue, bdev_write_cache(lower),
 			      bdev_fua(lower));
-	if (stable) {
+	if (stable)
 		blk_queue_flag_set(QUEUE_FLAG_STABLE_WRITES, disk->queue);
-		/*
-		 * The device's own page cache: 6.1 does not derive its
-		 * stable-writes flag from the queue's, as later kernels do.
-		 */
-		mapping_set_stable_writes(disk->part0->bd_inode->i_mapping);
-	}
 	return disk;
 }
 #endif

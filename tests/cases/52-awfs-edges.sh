@@ -245,8 +245,41 @@ done
 fsfreeze -u $LOWER_MNT || fail "thaw"
 wait $pid || fail "mkdir after the thaw"
 [ -d $L/frozen ] || fail "no directory after the thaw"
+python3 - $M $L $LOWER_MNT $dev <<'PYEOF' || fail "an atomic unit's writeback while the lower is frozen"
+import ctypes, fcntl, mmap, os, struct, subprocess, sys
+M, L, lower, dev = sys.argv[1:5]
+U = 16384
+libc = ctypes.CDLL(None, use_errno=True)
+fd = os.open(M + "/fz", os.O_RDWR | os.O_CREAT, 0o644)
+os.pwrite(fd, b"\1" * U, 0)
+os.fsync(fd)
+lf = os.open(L + "/fz", os.O_RDONLY)
+blk = struct.unpack("i", fcntl.ioctl(lf, 1, struct.pack("i", 0)))[0]  # FIBMAP
+at = blk * os.fstat(lf).st_blksize
+os.close(lf)
+def disk():
+    d = os.open(dev, os.O_RDONLY | os.O_DIRECT)
+    m = mmap.mmap(-1, U)
+    os.preadv(d, [m], at)
+    os.close(d)
+    return bytes(m)
+assert disk() == b"\1" * U, "the first unit is not on the disk"
+os.pwrite(fd, b"\2" * U, 0)		# an atomic unit, dirty in awfs's cache
+subprocess.check_call(["fsfreeze", "-f", lower])
+try:
+    # Background-style writeback (WB_SYNC_NONE) must leave it for later.
+    if libc.sync_file_range(fd, 0, U, 2) != 0:
+        raise OSError(ctypes.get_errno(), "sync_file_range")
+    assert disk() == b"\1" * U, "an atomic unit reached a frozen file system"
+finally:
+    subprocess.check_call(["fsfreeze", "-u", lower])
+os.fsync(fd)
+assert disk() == b"\2" * U, "the unit is not on the disk after the thaw and fsync"
+os.close(fd)
+os.unlink(M + "/fz")
+PYEOF
 rmdir $M/frozen && rm -r $M/ro && umount $M || fail "clean up"
-echo "ok: a frozen lower file system: mkdir through awfs waited for the thaw, then worked"
+echo "ok: a frozen lower file system: mkdir through awfs waited for the thaw, an atomic unit's background writeback left it alone; then both went on"
 
 # 5. Quotas, as write(2) has them: ext4 with quotas enforced, a user with a
 # block limit; an atomic write that needs space past it fails with EDQUOT
