@@ -228,7 +228,8 @@ done
 	[ "$(stat -c %a $L/ro/f)" = 644 ] || fail "the lower changed: $(ls -l $L/ro)"
 umount $M && umount $R || fail "umount the read-only stack"
 echo "ok: a read-only lower mount: every change refused with EROFS, nothing changed below"
-mount -t awfs -o unit=16k $L $M || fail "mount awfs"
+# untorn: the whole-unit writes of the frozen check below are atomic units.
+mount -t awfs -o unit=16k,untorn $L $M || fail "mount awfs"
 fsfreeze -f $LOWER_MNT || fail "fsfreeze"
 mkdir $M/frozen & pid=$!
 i=0
