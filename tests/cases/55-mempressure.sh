@@ -37,8 +37,8 @@ ok "awfs: buffered 64 KiB writes in 32 MiB" squeezed dd if=/tmp/src of=$AWFS_MNT
 echo 3 >/proc/sys/vm/drop_caches
 ok "awfs: read back" cmp /tmp/src $AWFS_MNT/f
 aw_awfs_down
-ev=$(cat $CG/aw/memory.events)
-echo "memory.events: $(echo $ev)"
+ev=$(tr "\n" " " <$CG/aw/memory.events)
+echo "memory.events: $ev"
 case " $ev " in *" max 0 "*) fail "the limit was never hit: nothing was tested" ;; esac
 case " $ev " in *" oom_kill 0 "*) ;; *) fail "a writer was OOM-killed" ;; esac
 rmdir $CG/aw && umount $CG || fail "cgroup cleanup"
