@@ -431,8 +431,23 @@ static ssize_t awfs_listxattr(struct dentry *dentry, char *list, size_t size)
 	return vfs_listxattr(awfs_lower_path(dentry)->dentry, list, size);
 }
 
+/*
+ * Access is the lower inode's, checked with the caller's credentials (as
+ * ecryptfs does): its mode, owner and POSIX ACLs, so what the lower file
+ * system denies a user, awfs denies too. Lower files are opened with the
+ * mounter's credentials after this check.
+ */
+static int awfs_permission(aw_idmap_t *idmap, struct inode *inode, int mask)
+{
+	struct vfsmount *mnt = AWFS_SB(inode->i_sb)->lower.mnt;
+
+	return inode_permission(aw_mnt_idmap(mnt), awfs_lower_inode(inode),
+				mask);
+}
+
 static const struct inode_operations awfs_dir_iops = {
 	.lookup		= awfs_lookup,
+	.permission	= awfs_permission,
 	.create		= awfs_create,
 	.mkdir		= awfs_mkdir,
 	.mknod		= awfs_mknod,
@@ -447,6 +462,7 @@ static const struct inode_operations awfs_dir_iops = {
 };
 
 static const struct inode_operations awfs_file_iops = {
+	.permission	= awfs_permission,
 	.getattr	= awfs_getattr,
 	.setattr	= awfs_setattr,
 	.listxattr	= awfs_listxattr,
@@ -454,12 +470,14 @@ static const struct inode_operations awfs_file_iops = {
 
 static const struct inode_operations awfs_link_iops = {
 	.get_link	= awfs_get_link,
+	.permission	= awfs_permission,
 	.getattr	= awfs_getattr,
 	.setattr	= awfs_setattr,
 	.listxattr	= awfs_listxattr,
 };
 
 static const struct inode_operations awfs_special_iops = {
+	.permission	= awfs_permission,
 	.getattr	= awfs_getattr,
 	.setattr	= awfs_setattr,
 	.listxattr	= awfs_listxattr,

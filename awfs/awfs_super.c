@@ -241,6 +241,11 @@ static int awfs_fill_super(struct super_block *sb, void *data, int silent)
 	 * change them while it is under way (writers and page_mkwrite wait).
 	 */
 	sb->s_iflags |= SB_I_STABLE_WRITES;
+	/*
+	 * With ACLs below, the umask is the lower's to apply (or a default
+	 * ACL's to replace) when it creates a file, not ours.
+	 */
+	sb->s_flags |= lsb->s_flags & SB_POSIXACL;
 	sb->s_stack_depth = lsb->s_stack_depth + 1;
 	sb->s_maxbytes = lsb->s_maxbytes;
 	sb->s_blocksize = lsb->s_blocksize;

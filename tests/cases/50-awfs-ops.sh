@@ -88,6 +88,52 @@ umount $M || fail "umount"
 # Remounted: the data and the files' units persist.
 mount -t awfs -o unit=16k $L $M || fail "remount"
 $FSX $M/x4 --seed 5 --ops 2000 --atomic || fail "awfsx after remount"
+# POSIX ACLs of the lower files decide access through awfs too: a file
+# 0644 with user:4242:--- is closed to user 4242, its neighbour is open;
+# a default ACL of a directory reaches files made through awfs, the umask
+# notwithstanding.
+python3 - $L $M <<'PYEOF' || fail "ACLs"
+import os, struct, sys
+L, M = sys.argv[1:3]
+UID, ANY = 4242, 0xffffffff
+def acl(*entries):	# the system.posix_acl_* xattr format, version 2
+    return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in entries)
+for name in ("closed", "open"):
+    with open(M + "/" + name, "w") as f:
+        f.write(name)
+    os.chmod(M + "/" + name, 0o644)
+# user::rw- user:4242:--- group::r-- mask::r-- other::r--
+os.setxattr(L + "/closed", "system.posix_acl_access",
+            acl((1, 6, ANY), (2, 0, UID), (4, 4, ANY), (0x10, 4, ANY), (0x20, 4, ANY)))
+os.mkdir(M + "/dacl", 0o755)
+# default: user::rwx group::rwx other::rwx
+os.setxattr(L + "/dacl", "system.posix_acl_default",
+            acl((1, 7, ANY), (4, 7, ANY), (0x20, 7, ANY)))
+pid = os.fork()
+if pid == 0:
+    os.setgid(UID)
+    os.setuid(UID)
+    for d, want in ((L, False), (M, False)):
+        try:
+            open(d + "/closed").read()
+            os._exit(3 if d == M else 4)
+        except PermissionError:
+            pass
+    if open(M + "/open").read() != "open":
+        os._exit(5)
+    os._exit(0)
+_, st = os.waitpid(pid, 0)
+assert os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0, "user 4242: %d" % os.WEXITSTATUS(st)
+old = os.umask(0o077)
+os.close(os.open(M + "/dacl/f", os.O_CREAT | os.O_WRONLY, 0o666))
+os.umask(old)
+mode = os.stat(L + "/dacl/f").st_mode & 0o777
+assert mode == 0o666, "a file made under a default ACL through awfs: %o" % mode
+for p in ("/closed", "/open", "/dacl/f"):
+    os.unlink(M + p)
+os.rmdir(M + "/dacl")
+print("ok: ACLs: user:4242:--- denies through awfs as below, a default ACL beats the umask")
+PYEOF
 umount $M
 
 # 4. Untorn mount: write() of whole units is atomic.
