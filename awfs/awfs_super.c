@@ -73,7 +73,6 @@ static int awfs_show_options(struct seq_file *m, struct dentry *root)
 	return 0;
 }
 
-/* syncfs and unmount: our data went down at writeback; sync the lower. */
 /**
  * awfs_flush_written - make the atomic writes completed so far durable
  * @s: the mount

@@ -3,8 +3,7 @@
  * awstable FILE LOWER_FILE DEVICE ROUNDS: pages must hold still while a
  * unit is written atomically. FILE is on an awfs mount (unit=16k,untorn),
  * LOWER_FILE the same file seen in the lower file system (for its place on
- * DEVICE, the awblk device under it; "-": FILE's unit 0 is at DEVICE's
- * offset 0). One thread rewrites the file's first
+ * DEVICE, the awblk device under it). One thread rewrites the file's first
  * unit ROUNDS times, each time whole with a new version in every page;
  * another keeps starting its writeback; a third reads the unit straight
  * from DEVICE and checks that all its pages carry one version, which is
@@ -143,16 +142,13 @@ int main(int argc, char **argv)
 		perror("awstable: first write");
 		return 2;
 	}
-	if (strcmp(argv[2], "-")) {
-		lfd = open(argv[2], O_RDONLY);
-		if (lfd < 0 || fstat(lfd, &st) || ioctl(lfd, FIBMAP, &blk) ||
-		    !blk) {
-			perror("awstable: FIBMAP on the lower file");
-			return 2;
-		}
-		phys = (off_t)blk * st.st_blksize;
-		close(lfd);
+	lfd = open(argv[2], O_RDONLY);
+	if (lfd < 0 || fstat(lfd, &st) || ioctl(lfd, FIBMAP, &blk) || !blk) {
+		perror("awstable: FIBMAP on the lower file");
+		return 2;
 	}
+	phys = (off_t)blk * st.st_blksize;
+	close(lfd);
 	pthread_create(&t[0], NULL, reader, NULL);
 	pthread_create(&t[1], NULL, flusher, NULL);
 	pthread_create(&t[2], NULL, writer, NULL);
