@@ -8,6 +8,8 @@
  */
 #include <linux/fs.h>
 #include <linux/namei.h>
+#include <linux/posix_acl.h>
+#include <linux/posix_acl_xattr.h>
 #include <linux/slab.h>
 #include <linux/xattr.h>
 #include <linux/fs_stack.h>
@@ -58,6 +60,14 @@ struct inode *awfs_iget(struct super_block *sb, struct inode *lower)
 		return inode;
 	inode->i_ino = lower->i_ino;
 	inode->i_mode = lower->i_mode;
+#ifdef CONFIG_FS_POSIX_ACL
+	/*
+	 * The ACLs are the lower inode's, which can change them behind our
+	 * back: the VFS must ask ->get_acl every time, never keep a copy.
+	 */
+	inode->i_acl = ACL_DONT_CACHE;
+	inode->i_default_acl = ACL_DONT_CACHE;
+#endif
 	fsstack_copy_attr_all(inode, lower);
 	fsstack_copy_inode_size(inode, lower);
 	switch (lower->i_mode & S_IFMT) {
@@ -445,6 +455,56 @@ static int awfs_permission(aw_idmap_t *idmap, struct inode *inode, int mask)
 				mask);
 }
 
+#if AW_HAVE_ACL_IOPS
+/*
+ * The lower inode's ACL of @type. Its ids are as the lower file system
+ * keeps them, as our inodes' owners are (awfs_copy_attr). A lower that has
+ * none or cannot have one (ENODATA, EOPNOTSUPP) is no ACL here: the VFS
+ * takes NULL for that, and answers ENODATA itself.
+ */
+static struct posix_acl *awfs_get_acl(aw_idmap_t *idmap, struct dentry *dentry,
+				      int type)
+{
+	struct posix_acl *acl;
+
+	acl = vfs_get_acl(awfs_idmap(dentry), awfs_lower_path(dentry)->dentry,
+			  posix_acl_xattr_name(type));
+	if (acl == ERR_PTR(-ENODATA) || acl == ERR_PTR(-EOPNOTSUPP))
+		return NULL;
+	return acl;
+}
+
+/*
+ * Set the lower inode's ACL of @type, or remove it (@acl NULL). The lower
+ * file system checks it and may change the mode to match its owner, group
+ * (mask) and other entries: take the mode back from it.
+ */
+static int awfs_set_acl(aw_idmap_t *idmap, struct dentry *dentry,
+			struct posix_acl *acl, int type)
+{
+	struct dentry *ld = awfs_lower_path(dentry)->dentry;
+	const char *name = posix_acl_xattr_name(type);
+	struct inode *inode = d_inode(dentry);
+	int ret;
+
+	ret = awfs_want_write(inode->i_sb);
+	if (ret)
+		return ret;
+	if (acl)
+		ret = vfs_set_acl(awfs_idmap(dentry), ld, name, acl);
+	else
+		ret = vfs_remove_acl(awfs_idmap(dentry), ld, name);
+	awfs_drop_write(inode->i_sb);
+	if (!ret)
+		awfs_copy_attr(inode);
+	return ret;
+}
+#else
+/* The VFS hands ACLs to the xattr handler below, which passes them on. */
+#define awfs_get_acl	NULL
+#define awfs_set_acl	NULL
+#endif
+
 static const struct inode_operations awfs_dir_iops = {
 	.lookup		= awfs_lookup,
 	.permission	= awfs_permission,
@@ -459,6 +519,8 @@ static const struct inode_operations awfs_dir_iops = {
 	.getattr	= awfs_getattr,
 	.setattr	= awfs_setattr,
 	.listxattr	= awfs_listxattr,
+	.get_acl	= awfs_get_acl,
+	.set_acl	= awfs_set_acl,
 };
 
 static const struct inode_operations awfs_file_iops = {
@@ -466,6 +528,8 @@ static const struct inode_operations awfs_file_iops = {
 	.getattr	= awfs_getattr,
 	.setattr	= awfs_setattr,
 	.listxattr	= awfs_listxattr,
+	.get_acl	= awfs_get_acl,
+	.set_acl	= awfs_set_acl,
 };
 
 static const struct inode_operations awfs_link_iops = {
@@ -481,6 +545,8 @@ static const struct inode_operations awfs_special_iops = {
 	.getattr	= awfs_getattr,
 	.setattr	= awfs_setattr,
 	.listxattr	= awfs_listxattr,
+	.get_acl	= awfs_get_acl,
+	.set_acl	= awfs_set_acl,
 };
 
 /* ---- extended attributes: all of them the lower file's ---- */

@@ -212,6 +212,21 @@ typedef struct user_namespace aw_idmap_t;
 	do { (rd)->old_mnt_userns = (m); (rd)->new_mnt_userns = (m); } while (0)
 #endif
 
+/*
+ * POSIX ACLs: since 6.2 the VFS reads and writes system.posix_acl_access
+ * and _default through inode_operations ->get_acl and ->set_acl (on a
+ * dentry, with vfs_get_acl/vfs_set_acl/vfs_remove_acl to pass them on)
+ * and never hands these names to xattr handlers, so a stacked file system
+ * needs both ops to show or change its lower's ACLs. Before 6.2 they are
+ * xattrs like any other, and its xattr handlers pass them on.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0) && \
+	IS_ENABLED(CONFIG_FS_POSIX_ACL)
+#define AW_HAVE_ACL_IOPS	1
+#else
+#define AW_HAVE_ACL_IOPS	0
+#endif
+
 /* 6.12 marks a getattr the VFS already checked; a stacked one passes it on not. */
 #ifndef AT_GETATTR_NOSEC
 #define AT_GETATTR_NOSEC	0

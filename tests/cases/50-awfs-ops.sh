@@ -91,9 +91,12 @@ $FSX $M/x4 --seed 5 --ops 2000 --atomic || fail "awfsx after remount"
 # POSIX ACLs of the lower files decide access through awfs too: a file
 # 0644 with user:4242:--- is closed to user 4242, its neighbour is open;
 # a default ACL of a directory reaches files made through awfs, the umask
-# notwithstanding.
+# notwithstanding. The ACLs themselves are the lower files' both ways:
+# read through awfs they are the lower's, and set or removed through awfs
+# (since 6.2 the VFS hands these names to ->get_acl/->set_acl, not to the
+# xattr handlers) they are set or removed below, with their effect.
 python3 - $L $M <<'PYEOF' || fail "ACLs"
-import os, struct, sys
+import errno, os, struct, sys
 L, M = sys.argv[1:3]
 UID, ANY = 4242, 0xffffffff
 def acl(*entries):	# the system.posix_acl_* xattr format, version 2
@@ -124,6 +127,55 @@ if pid == 0:
     os._exit(0)
 _, st = os.waitpid(pid, 0)
 assert os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0, "user 4242: %d" % os.WEXITSTATUS(st)
+PA, PD = "system.posix_acl_access", "system.posix_acl_default"
+def can_read(uid, path):	# may @uid read @path? (in a child)
+    pid = os.fork()
+    if pid == 0:
+        code = 2
+        try:
+            os.setgid(uid)
+            os.setuid(uid)
+            open(path).read()
+            code = 0
+        except PermissionError:
+            code = 1
+        finally:
+            os._exit(code)
+    _, st = os.waitpid(pid, 0)
+    assert os.WIFEXITED(st) and os.WEXITSTATUS(st) < 2, "reading %s as %d: %x" % (path, uid, st)
+    return os.WEXITSTATUS(st) == 0
+def xattr(path, name):	# None: there is none
+    try:
+        return os.getxattr(path, name)
+    except OSError as e:
+        if e.errno != errno.ENODATA:
+            raise AssertionError("%s of %s: %s" % (name, path, e))
+        return None
+for p, x in (("/closed", PA), ("/dacl", PD)):
+    below, above = xattr(L + p, x), xattr(M + p, x)
+    assert below and above == below, "%s of %s through awfs: %r, below: %r" % (x, p, above, below)
+# user::rw- user:4243:r-- group::r-- mask::r-- other::---
+new = acl((1, 6, ANY), (2, 4, 4243), (4, 4, ANY), (0x10, 4, ANY), (0x20, 0, ANY))
+try:
+    os.setxattr(M + "/open", PA, new)
+except OSError as e:
+    raise AssertionError("setting an ACL through awfs: %s" % e)
+assert xattr(L + "/open", PA) == new, "the ACL set through awfs is not below"
+assert xattr(M + "/open", PA) == new, "the ACL set through awfs does not read back"
+for d in (L, M):
+    mode = os.stat(d + "/open").st_mode & 0o777
+    assert mode == 0o640, "mode after the ACL through awfs, in %s: %o" % (d, mode)
+assert can_read(4243, M + "/open"), "user 4243 cannot read with user:4243:r-- set through awfs"
+assert not can_read(UID, M + "/open"), "user 4242 reads with other::--- set through awfs"
+os.removexattr(M + "/open", PA)
+assert xattr(L + "/open", PA) is None, "the ACL removed through awfs is still below"
+assert xattr(M + "/open", PA) is None, "the ACL removed through awfs still reads"
+assert not can_read(4243, M + "/open"), "user 4243 still reads after the ACL was removed"
+# Changed below after awfs has read it: awfs sees the change at once.
+os.setxattr(L + "/open", PA, new)
+assert xattr(M + "/open", PA) == new, "an ACL set below after awfs read none"
+os.removexattr(L + "/open", PA)
+assert xattr(M + "/open", PA) is None, "an ACL removed below still reads through awfs"
 old = os.umask(0o077)
 os.close(os.open(M + "/dacl/f", os.O_CREAT | os.O_WRONLY, 0o666))
 os.umask(old)
@@ -133,7 +185,20 @@ for p in ("/closed", "/open", "/dacl/f"):
     os.unlink(M + p)
 os.rmdir(M + "/dacl")
 print("ok: ACLs: user:4242:--- denies through awfs as below, a default ACL beats the umask")
+print("ok: ACLs read, set and removed through awfs are the lower files', with their effect")
 PYEOF
+# The same with the ACL tools, where the guest has them.
+if command -v setfacl >/dev/null && command -v getfacl >/dev/null; then
+	echo x >$M/facl
+	ok "setfacl through awfs" setfacl -m u:4244:r $M/facl
+	getfacl -cn $L/facl | grep -qx 'user:4244:r--' || fail "setfacl's entry is not below"
+	getfacl -cn $M/facl | grep -qx 'user:4244:r--' || fail "getfacl through awfs misses it"
+	ok "setfacl -b through awfs" setfacl -b $M/facl
+	getfacl -cn $L/facl | grep -q 'user:4244' && fail "setfacl -b left the entry below"
+	rm $M/facl
+else
+	note "no setfacl/getfacl in the guest: the python checks above stand for them"
+fi
 umount $M
 
 # 4. Untorn mount: write() of whole units is atomic.
