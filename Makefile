@@ -11,7 +11,7 @@ HOSTCC ?= gcc
 CFLAGS_HOST := -O2 -g -Wall -Wextra -Werror -Iinclude -Iawscsi
 UNIT_TESTS := $(patsubst tests/unit/%.c,build/unit/%,$(wildcard tests/unit/test_*.c))
 TOOLS := build/tools/awtorn build/tools/awcrash build/tools/awbench build/tools/awfsx build/tools/awpgcrash \
-	build/tools/aw32 build/tools/awremoverace build/tools/awstable
+	build/tools/aw32 build/tools/awremoverace build/tools/awstable build/tools/awcreatefault
 
 include tools/tools.mk
 

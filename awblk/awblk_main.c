@@ -65,7 +65,6 @@ static DEFINE_MUTEX(awblk_lock);	/* devices and engines */
 static LIST_HEAD(awblk_devices);
 static LIST_HEAD(awblk_engines);
 static DEFINE_IDA(awblk_ida);
-static unsigned long engines_requested;	/* AW_ENGINE_* bits */
 /* Writeback's gathered units go out from here: it must run under reclaim. */
 static struct workqueue_struct *awblk_wq;
 static int awblk_major;
@@ -175,8 +174,11 @@ static int bind_engine(struct awblk_dev *d, unsigned int id,
 
 		mutex_lock(&awblk_lock);
 		e = find_engine(want);
-		/* Ask modprobe once: a module loaded later registers itself. */
-		if (!e && !test_and_set_bit(want, &engines_requested)) {
+		/*
+		 * Ask modprobe each time, as get_fs_type() does: a module
+		 * installed or made loadable since the last try counts.
+		 */
+		if (!e) {
 			mutex_unlock(&awblk_lock);
 			request_module("awblk-engine-%s", engine_names[want]);
 			mutex_lock(&awblk_lock);
@@ -481,11 +483,13 @@ static void submit_untorn(struct awblk_dev *d, struct bio *bio)
 	}
 }
 
+static void queued_atomic_endio(struct bio *clone);
+
 static void awblk_submit_bio(struct bio *bio)
 {
 	struct awblk_dev *d = bio->bi_bdev->bd_disk->private_data;
 
-	if (aw_bio_is_atomic(bio))
+	if (aw_bio_is_atomic(bio) || bio->bi_end_io == queued_atomic_endio)
 		submit_native_atomic(d, bio);
 	else if (d->untorn && bio_op(bio) == REQ_OP_WRITE &&
 		 bio->bi_iter.bi_size)
@@ -551,6 +555,37 @@ int awblk_bdev_limits(struct block_device *bdev, struct aw_limits *l)
 }
 EXPORT_SYMBOL_GPL(awblk_bdev_limits);
 
+/* The clone's end is the mark by which awblk_submit_bio() knows it. */
+static void queued_atomic_endio(struct bio *clone)
+{
+	struct bio *bio = clone->bi_private;
+
+	bio->bi_status = clone->bi_status;
+	bio_put(clone);
+	bio_endio(bio);
+}
+
+/*
+ * An atomic write from the kernel goes through submit_bio() as any other
+ * bio does: it enters the queue (so a dying disk fails it), is throttled
+ * and counted for its cgroup, and is accounted. Kernels without
+ * REQ_ATOMIC have no flag to carry "atomic" there, so a clone marked by
+ * its end_io carries the write and ends @bio.
+ */
+static void queue_atomic(struct awblk_dev *d, struct bio *bio)
+{
+	struct bio *clone = bio_alloc_clone(bio->bi_bdev, bio, GFP_NOIO,
+					    &d->bs);
+
+	if (!clone) {
+		bio_io_error(bio);
+		return;
+	}
+	clone->bi_private = bio;
+	clone->bi_end_io = queued_atomic_endio;
+	submit_bio(clone);
+}
+
 /**
  * awblk_submit_atomic - submit @bio to its awblk device as one atomic write
  * @bio: a write whose bi_bdev is an awblk device (awblk_bdev_limits() said so)
@@ -567,7 +602,7 @@ void awblk_submit_atomic(struct bio *bio)
 		bio_io_error(bio);
 		return;
 	}
-	submit_native_atomic(d, bio);
+	queue_atomic(d, bio);
 }
 EXPORT_SYMBOL_GPL(awblk_submit_atomic);
 
@@ -584,7 +619,7 @@ int awblk_submit_atomic_wait(struct bio *bio)
 
 	if (WARN_ON_ONCE(!d))
 		return -ENODEV;
-	return submit_wait(d, bio, submit_native_atomic);
+	return submit_wait(d, bio, queue_atomic);
 }
 EXPORT_SYMBOL_GPL(awblk_submit_atomic_wait);
 
@@ -1101,7 +1136,11 @@ static int copy_hwinfo(const struct aw_create *c, struct awblk_hwinfo *info)
 	return 0;
 }
 
-static int awblk_create(struct aw_create *c)
+/*
+ * A device made but not yet visible: nothing can open it, so an undo is
+ * free_dev(). awblk_publish() adds the disk.
+ */
+static struct awblk_dev *awblk_prepare(const struct aw_create *c)
 {
 	dev_t devt = MKDEV(c->lower_major, c->lower_minor);
 	struct awblk_hwinfo info;
@@ -1110,10 +1149,10 @@ static int awblk_create(struct aw_create *c)
 	int ret = check_create(c);
 
 	if (ret)
-		return ret;
+		return ERR_PTR(ret);
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	d->index = ida_alloc_max(&awblk_ida, AWBLK_MAX_DEVICES - 1, GFP_KERNEL);
 	if (d->index < 0) {
 		ret = d->index;
@@ -1158,13 +1197,23 @@ static int awblk_create(struct aw_create *c)
 		goto fail;
 	}
 	d->untorn = c->untorn;
-	ret = setup_disk(d);
-	if (ret)
-		goto fail;
+	return d;
+fail:
+	free_dev(d);
+	return ERR_PTR(ret);
+}
+
+static int awblk_publish(struct awblk_dev *d)
+{
+	int ret = setup_disk(d);
+
+	if (ret) {
+		free_dev(d);
+		return ret;
+	}
 	ret = register_disk(d);
 	if (ret)
 		return ret;	/* @d is ->free_disk's now */
-	c->index = d->index;
 	pr_info("awblk%d over %pg: engine %s, atomic unit %u..%u, max %u, boundary %u, untorn %u\n",
 		d->index, d->lower.bdev, d->engine ? d->engine->name : "none",
 		d->lim.unit_min, d->lim.unit_max, d->lim.max_bytes,
@@ -1174,9 +1223,25 @@ static int awblk_create(struct aw_create *c)
 	list_add_tail(&d->list, &awblk_devices);
 	mutex_unlock(&awblk_lock);
 	return 0;
-fail:
-	free_dev(d);
-	return ret;
+}
+
+/*
+ * Make a device. With @argp, @c goes back to user space with the index
+ * before the device appears: a caller who cannot learn the index gets no
+ * device (a visible one might already be open, and could not be undone).
+ */
+static int awblk_create(struct aw_create *c, void __user *argp)
+{
+	struct awblk_dev *d = awblk_prepare(c);
+
+	if (IS_ERR(d))
+		return PTR_ERR(d);
+	c->index = d->index;
+	if (argp && copy_to_user(argp, c, sizeof(*c))) {
+		free_dev(d);
+		return -EFAULT;
+	}
+	return awblk_publish(d);
 }
 
 static int awblk_remove(const struct aw_remove *r)
@@ -1220,7 +1285,6 @@ static long awblk_ctl_ioctl(struct file *f, unsigned int cmd,
 	void __user *argp = (void __user *)arg;
 	struct aw_create c;
 	struct aw_remove r;
-	int ret;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
@@ -1228,15 +1292,7 @@ static long awblk_ctl_ioctl(struct file *f, unsigned int cmd,
 	case AW_IOC_CREATE:
 		if (copy_from_user(&c, argp, sizeof(c)))
 			return -EFAULT;
-		ret = awblk_create(&c);
-		if (!ret && copy_to_user(argp, &c, sizeof(c))) {
-			/* The caller cannot learn the index: undo. */
-			struct aw_remove undo = { .index = c.index };
-
-			awblk_remove(&undo);
-			ret = -EFAULT;
-		}
-		return ret;
+		return awblk_create(&c, argp);
 	case AW_IOC_REMOVE:
 		if (copy_from_user(&r, argp, sizeof(r)))
 			return -EFAULT;
@@ -1279,7 +1335,7 @@ static void create_from_param(struct work_struct *work)
 	/* An rmmod may have begun meanwhile: then create nothing. */
 	if (!try_module_get(THIS_MODULE))
 		return;
-	ret = awblk_create(&c);
+	ret = awblk_create(&c, NULL);
 	if (ret)
 		pr_err("lower=%s: cannot create a device (error %d)\n", lower,
 		       ret);

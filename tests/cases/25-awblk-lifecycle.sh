@@ -2,8 +2,9 @@
 # awblk lifecycle and bad input: remove while open, module unload with
 # devices, a lower device held exclusively, not a block device, nonsense
 # options, the lower device disappearing, creating and removing from many
-# threads at once, --engine auto when the engine module is missing,
-# removing while other threads open and use the device.
+# threads at once, --engine auto when the engine module is missing (and
+# once it can be loaded), removing while other threads open and use the
+# device, a create whose answer cannot be copied back.
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
 aw_load_awblk || fail "load awblk"
 AWCTL=$AWKIT_ROOT/build/tools/awctl
@@ -100,11 +101,34 @@ grep -q "no engine drives it" /tmp/out || fail "no clear message: $(cat /tmp/out
 ls /sys/block | grep -q awblk && fail "a device was left behind"
 echo "ok: auto without its engine module: $(cat /tmp/out)"
 d0=$($AWCTL create /dev/$1 --engine none) && $AWCTL remove $d0 || fail "--engine none"
-insmod "$AW_MOD/awscsi/awscsi_engine.ko" || fail "insmod awscsi_engine"
+# Once the module can be loaded, the next create loads it: a failed
+# request is not remembered. The kernel runs this modprobe, which loads the
+# tree's engine and logs what it was asked for.
+cat >/tmp/aw-modprobe <<MODPROBE
+#!/bin/sh
+echo "\$*" >>/tmp/aw-modprobe.log
+case "\$*" in
+*awblk-engine-scsi*) exec /sbin/insmod $AW_MOD/awscsi/awscsi_engine.ko ;;
+esac
+exit 1
+MODPROBE
+chmod 755 /tmp/aw-modprobe && rm -f /tmp/aw-modprobe.log
+echo /tmp/aw-modprobe >/proc/sys/kernel/modprobe
+d0=$($AWCTL create /dev/$1 2>/tmp/out); r=$?
+echo "$mp" >/proc/sys/kernel/modprobe
+[ $r = 0 ] || fail "auto once the engine is loadable: $(cat /tmp/out); modprobe was asked for: $(cat /tmp/aw-modprobe.log 2>/dev/null)"
+[ "$(cat /sys/block/${d0#/dev/}/awblk/engine)" = scsi ] || fail "engine $(cat /sys/block/${d0#/dev/}/awblk/engine), not scsi"
+grep -q awblk-engine-scsi /tmp/aw-modprobe.log || fail "modprobe was not asked for the engine"
+$AWCTL remove $d0 || fail "remove $d0"
+echo "ok: a create after a failed engine request loads the engine ($(tr '\n' ' ' </tmp/aw-modprobe.log))"
 
 # Remove racing open: opens that land while a remove decides must be
 # refused, never handed a device that is then freed under them.
 ok "remove racing open, ioctls and I/O" $AWKIT_ROOT/build/tools/awremoverace /dev/$1 2000
+# A create whose index cannot be copied back (a read-only struct): EFAULT,
+# and no device, not even for a moment, while a watcher opens any it sees.
+ok "create that cannot report its index: EFAULT, no device" \
+	$AWKIT_ROOT/build/tools/awcreatefault /dev/$1 500
 aw_cleanup || fail cleanup
 [ -d /sys/module/awblk ] && fail "awblk still loaded"
 echo "ok: unload after the last device"

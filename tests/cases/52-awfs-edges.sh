@@ -6,7 +6,8 @@
 # limits as write(2) has them; RWF_ATOMIC and statx on 6.12; a full lower
 # file system (ENOSPC, nothing written); a read-only lower mount (EROFS,
 # nothing changed) and a frozen one (changes wait for the thaw); a user's
-# block quota (EDQUOT, nothing written).
+# block quota (EDQUOT, nothing written); atomic writes counted for the
+# writer's cgroup.
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
 . "$AWKIT_ROOT/tests/qemu/awfs-lib.sh"
 aw_awfs_stack 256
@@ -323,4 +324,44 @@ assert os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0, "child: %d" % os.WEXITSTATU
 print("ok: an atomic write past the user's quota -> EDQUOT, nothing written; within it, fine")
 PYEOF
 umount $M || fail "umount"
+
+# 6. awfs's atomic writes go through the block layer as every write does:
+# counted (and so throttled) for the writer's cgroup, on the awblk device.
+CG=/tmp/aw-cgroup
+mkdir -p $CG && mount -t cgroup2 none $CG || fail "mount cgroup2"
+echo +io >$CG/cgroup.subtree_control && mkdir $CG/aw || fail "an io cgroup"
+mount -t awfs -o unit=16k $L $M || fail "mount awfs"
+python3 - $M $CG/aw "$(cat /sys/block/${dev#/dev/}/dev)" <<'PYEOF' || fail "io.stat"
+import os, sys
+sys.path.insert(0, os.environ["AWKIT_ROOT"] + "/tests/tools")
+import awblkio as A
+M, cg, devno = sys.argv[1:4]
+U, N = 16384, 32
+# Written and synced first, outside the cgroup: the atomic writes below
+# allocate nothing, so theirs is the only I/O the cgroup makes.
+fd = os.open(M + "/iostat", os.O_CREAT | os.O_WRONLY, 0o644)
+os.write(fd, b"\0" * N * U)
+os.fsync(fd)
+os.close(fd)
+pid = os.fork()
+if pid == 0:
+    with open(cg + "/cgroup.procs", "w") as f:
+        f.write(str(os.getpid()))
+    fd = os.open(M + "/iostat", os.O_RDWR | os.O_DIRECT)
+    for i in range(N):
+        A.atomic_write(fd, i * U, os.urandom(U))
+    os.close(fd)
+    os._exit(0)
+_, st = os.waitpid(pid, 0)
+assert os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0, "writer: %d" % os.WEXITSTATUS(st)
+stat = open(cg + "/io.stat").read()
+line = [l for l in stat.splitlines() if l.startswith(devno + " ")]
+assert line, "no write to awblk (%s) counted for the writer's cgroup: %r" % (devno, stat)
+io = dict(kv.split("=", 1) for kv in line[0].split()[1:] if "=" in kv)
+assert int(io.get("wbytes", 0)) >= N * U and int(io.get("wios", 0)) >= N, \
+    "the atomic writes were not counted for the writer's cgroup: %s" % line[0]
+os.unlink(M + "/iostat")
+print("ok: %d O_DIRECT atomic writes through awfs counted for the writer's cgroup: %s" % (N, line[0]))
+PYEOF
+umount $M && rmdir $CG/aw && umount $CG || fail "cgroup cleanup"
 aw_awfs_down
