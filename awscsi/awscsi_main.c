@@ -103,6 +103,8 @@ struct awscsi_disk {
 	struct awscsi_cfg cfg;
 	u8 *store;
 	rwlock_t lock[AWSCSI_SHARDS];	/* by 64 KiB region, see lock_range */
+	u8 *stage;		/* see stage_atomic() */
+	atomic_t stage_busy;
 	spinlock_t stripe[AWSCSI_STRIPES];
 	spinlock_t cache_lock;
 	struct xarray dirty;		/* lba -> struct awscsi_shadow */
@@ -142,6 +144,12 @@ static inline spinlock_t *stripe_of(struct awscsi_disk *d, u64 lba)
  * writes take them exclusively, so only overlapping commands wait for each
  * other. Locks are always taken in ascending shard order.
  */
+/*
+ * One lock class per shard: shards nest, always in ascending order, which
+ * lockdep can check only when it tells them apart.
+ */
+static struct lock_class_key awscsi_shard_keys[AWSCSI_SHARDS];
+
 static unsigned long shards_of(struct awscsi_disk *d, u64 lba, u32 n)
 {
 	u64 first = (lba * d->cfg.lbs) >> AWSCSI_REGION_SHIFT;
@@ -474,29 +482,60 @@ static void cache_note_atomic(struct awscsi_disk *d, const struct awscsi_rw *rw)
 	spin_unlock(&d->cache_lock);
 }
 
-/* WRITE ATOMIC(16): all blocks under the exclusive lock, or none. */
+/* Fetch an atomic write's blocks into the stage, at the medium's pace. */
+static void stage_fetch(struct awscsi_disk *d, struct scsi_cmnd *sc,
+			const struct awscsi_rw *rw)
+{
+	struct awscsi_iter it;
+	u32 i;
+
+	iter_start(&it, sc, true);
+	for (i = 0; i < rw->nblocks; i++) {
+		iter_block(&it, d->stage + (size_t)i * d->cfg.lbs, d->cfg.lbs,
+			   true);
+		media_delay();
+	}
+	sg_miter_stop(&it.m);
+}
+
+/* Land an atomic write's blocks, from the stage or the command. */
+static void land_atomic(struct awscsi_disk *d, struct scsi_cmnd *sc,
+			const struct awscsi_rw *rw)
+{
+	struct awscsi_iter it;
+	u32 i;
+
+	if (d->stage) {
+		memcpy(blk_ptr(d, rw->lba), d->stage,
+		       (size_t)rw->nblocks * d->cfg.lbs);
+		return;
+	}
+	iter_start(&it, sc, true);
+	for (i = 0; i < rw->nblocks; i++)
+		iter_block(&it, blk_ptr(d, rw->lba + i), d->cfg.lbs, true);
+	sg_miter_stop(&it.m);
+}
+
+/*
+ * WRITE ATOMIC(16): all blocks under the exclusive lock, or none. The
+ * medium's time is spent before, without the lock (see stage_atomic).
+ */
 static bool do_write_atomic(struct awscsi_disk *d, struct scsi_cmnd *sc,
 			    const struct awscsi_rw *rw, bool apply)
 {
 	unsigned long mask = shards_of(d, rw->lba, rw->nblocks);
-	struct awscsi_iter it;
-	u32 i;
 
+	if (apply && d->stage)
+		stage_fetch(d, sc, rw);
 	lock_shards(d, mask, true);
 	if (!atomic_read(&powered) && apply) {
 		unlock_shards(d, mask, true);
 		return false;
 	}
 	if (apply) {
-		iter_start(&it, sc, true);
 		if (d->cfg.wce)
 			cache_note_atomic(d, rw);
-		for (i = 0; i < rw->nblocks; i++) {
-			iter_block(&it, blk_ptr(d, rw->lba + i), d->cfg.lbs,
-				   true);
-			media_delay();
-		}
-		sg_miter_stop(&it.m);
+		land_atomic(d, sc, rw);
 		atomic64_inc(&d->atomics);
 	}
 	unlock_shards(d, mask, true);
@@ -621,16 +660,32 @@ static int build_response(struct awscsi_disk *d, enum awscsi_kind k,
 	}
 }
 
-static void awscsi_exec(struct awscsi_disk *d, struct scsi_cmnd *sc)
+/*
+ * One atomic write at a time uses a disk's stage: another one is sent back
+ * to the midlayer, which retries it, rather than wait here in atomic
+ * context for a transfer that takes the medium's time.
+ */
+static bool stage_get(struct awscsi_disk *d, enum awscsi_kind k)
+{
+	return k != AWS_K_WRITE_ATOMIC || !d->stage ||
+	       !atomic_xchg(&d->stage_busy, 1);
+}
+
+static void stage_put(struct awscsi_disk *d, enum awscsi_kind k)
+{
+	if (k == AWS_K_WRITE_ATOMIC && d->stage)
+		atomic_set_release(&d->stage_busy, 0);
+}
+
+static void awscsi_exec(struct awscsi_disk *d, struct scsi_cmnd *sc,
+			enum awscsi_kind k, const struct awscsi_sense *cs)
 {
 	u8 *buf = scsi_cmd_priv(sc);
 	const u8 *cdb = sc->cmnd;
-	struct awscsi_sense s;
-	enum awscsi_kind k;
+	struct awscsi_sense s = *cs;
 	int n;
 
 	sc->result = 0;
-	k = awscsi_classify(&d->cfg, cdb, sc->cmd_len, &s);
 	/* SPC: INQUIRY, REPORT LUNS and REQUEST SENSE do not clear it. */
 	if (k != AWS_K_INQUIRY && k != AWS_K_REPORT_LUNS &&
 	    k != AWS_K_REQUEST_SENSE && atomic_xchg(&d->unit_attention, 0)) {
@@ -666,11 +721,21 @@ static void awscsi_exec(struct awscsi_disk *d, struct scsi_cmnd *sc)
 static int awscsi_queuecommand(struct Scsi_Host *shost, struct scsi_cmnd *sc)
 {
 	struct scsi_device *sdev = sc->device;
+	struct awscsi_disk *d;
+	struct awscsi_sense s;
+	enum awscsi_kind k;
 
-	if (sdev->id >= ndisks || sdev->lun || sdev->channel)
+	if (sdev->id >= ndisks || sdev->lun || sdev->channel) {
 		sc->result = DID_BAD_TARGET << 16;
-	else
-		awscsi_exec(&disks[sdev->id], sc);
+		scsi_done(sc);
+		return 0;
+	}
+	d = &disks[sdev->id];
+	k = awscsi_classify(&d->cfg, sc->cmnd, sc->cmd_len, &s);
+	if (!stage_get(d, k))
+		return SCSI_MLQUEUE_DEVICE_BUSY;
+	awscsi_exec(d, sc, k, &s);
+	stage_put(d, k);
 	scsi_done(sc);
 	return 0;
 }
@@ -881,6 +946,7 @@ static void awscsi_free_disks(void)
 		cache_flush_all(&disks[i]);
 		xa_destroy(&disks[i].dirty);
 		vfree(disks[i].store);
+		vfree(disks[i].stage);
 	}
 	kfree(disks);
 	disks = NULL;
@@ -931,6 +997,25 @@ static int awscsi_config(struct awscsi_cfg *c)
 	return 0;
 }
 
+/*
+ * On a slow medium an atomic write's data is fetched block by block, taking
+ * the medium's time, into a staging buffer, and lands from there at once:
+ * the pages are read over the whole transfer, as a device's DMA reads
+ * them, while readers and other writers wait only for the landing.
+ */
+static bool stage_atomic(const struct awscsi_cfg *c)
+{
+	return c->atomic && block_ndelay;
+}
+
+/* The longest atomic write: with or without an atomic boundary. */
+static size_t stage_bytes(const struct awscsi_cfg *c)
+{
+	u64 n = max(c->atomic_max, c->atomic_max_bndry_len);
+
+	return (size_t)min(n, c->nblocks) * c->lbs;
+}
+
 static int awscsi_alloc_disks(const struct awscsi_cfg *c)
 {
 	int i, j;
@@ -951,8 +1036,18 @@ static int awscsi_alloc_disks(const struct awscsi_cfg *c)
 			awscsi_free_disks();
 			return -ENOMEM;
 		}
-		for (j = 0; j < AWSCSI_SHARDS; j++)
+		if (stage_atomic(c)) {
+			d->stage = vmalloc(stage_bytes(c));
+			if (!d->stage) {
+				vfree(d->store);
+				awscsi_free_disks();
+				return -ENOMEM;
+			}
+		}
+		for (j = 0; j < AWSCSI_SHARDS; j++) {
 			rwlock_init(&d->lock[j]);
+			lockdep_set_class(&d->lock[j], &awscsi_shard_keys[j]);
+		}
 		for (j = 0; j < AWSCSI_STRIPES; j++)
 			spin_lock_init(&d->stripe[j]);
 		spin_lock_init(&d->cache_lock);
