@@ -36,8 +36,7 @@ done
 echo "ok: three disks, each with its own store"
 
 echo 0 >$CTL/attached || fail "detach"
-sleep 0.5
-[ -e /dev/$1 ] && [ -e /sys/block/$1 ] && fail "disk still present after detach"
+[ -e /sys/block/$1 ] && fail "disk still present after detach"
 echo 1 >$CTL/attached || fail "attach"
 disks=$(aw_disks awscsi 3) || fail "disks after re-attach"
 set -- $disks
@@ -45,10 +44,20 @@ dd if=/dev/$1 of=/tmp/back bs=64k count=1 iflag=direct status=none
 cmp -s /tmp/back /tmp/pat1 || fail "data lost across detach/attach"
 echo "ok: the store outlives a host detach and attach"
 
+# fio creates a regular file where no device is: make sure there is one.
+[ -b /dev/$1 ] || fail "/dev/$1 is not a block device"
+writes() { awk '{ print $5 }' /sys/block/$1/stat; }
+w0=$(writes $1)
 fio --name=busy --filename=/dev/$1 --ioengine=libaio --direct=1 --rw=randwrite \
 	--bs=4k --iodepth=16 --time_based --runtime=6 --size=8M --output=/tmp/fio.out &
 fpid=$!
-sleep 2
+# rmmod while fio's writes are reaching the disk, however slow its start.
+i=0
+until [ "$(writes $1)" -gt $((w0 + 64)) ]; do
+	i=$((i + 1)); [ $i -gt $((300 * ${AW_SLOW:-1})) ] && fail "fio's writes never reached $1"
+	kill -0 $fpid 2>/dev/null || fail "fio ended before its writes reached $1"
+	sleep 0.1
+done
 if rmmod awscsi 2>/tmp/rmmod.err; then fail "rmmod succeeded with I/O in flight"; fi
 echo "ok: rmmod with I/O in flight refused: $(cat /tmp/rmmod.err)"
 wait $fpid || fail "fio failed while rmmod was attempted"

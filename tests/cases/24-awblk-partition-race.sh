@@ -24,8 +24,13 @@ os.write(fd, bytes(mbr)); os.fsync(fd)
 fcntl.ioctl(fd, 0x125f)   # BLKRRPART
 os.close(fd)
 PYEOF
-sleep 0.5
-[ -b /dev/${disk}1 ] && [ -b /dev/${disk}2 ] || fail "partitions did not appear"
+# BLKRRPART adds the partitions before it returns; devtmpfs makes their
+# nodes a moment later.
+i=0
+until [ -b /dev/${disk}1 ] && [ -b /dev/${disk}2 ]; do
+	i=$((i + 1)); [ $i -gt $((100 * ${AW_SLOW:-1})) ] && fail "partitions did not appear"
+	sleep 0.1
+done
 p1=$($AWCTL create /dev/${disk}1) || fail "create over ${disk}1"
 p2=$($AWCTL create /dev/${disk}2) || fail "create over ${disk}2"
 u1=$($AWCTL info $p1 | sed -n 's/^atomic_write_unit_max: //p')

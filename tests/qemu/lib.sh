@@ -40,7 +40,7 @@ aw_disks() {
 		n=$(echo $list | wc -w)
 		if [ "$n" -ge "$want" ]; then echo $list; return 0; fi
 		i=$((i + 1))
-		[ $i -gt 200 ] && { echo "aw_disks: $drv has $n of $want disks" >&2; return 1; }
+		[ $i -gt $((200 * ${AW_SLOW:-1})) ] && { echo "aw_disks: $drv has $n of $want disks" >&2; return 1; }
 		sleep 0.1
 	done
 }
@@ -53,7 +53,7 @@ aw_unload() {
 		if [ -d "/sys/module/$m" ]; then
 			i=0
 			until rmmod "$m" 2>/dev/null; do
-				i=$((i + 1)); [ $i -gt 50 ] && { echo "cannot unload $m" >&2; return 1; }
+				i=$((i + 1)); [ $i -gt $((50 * ${AW_SLOW:-1})) ] && { echo "cannot unload $m" >&2; return 1; }
 				sleep 0.1
 			done
 		fi
@@ -112,7 +112,7 @@ aw_nvme_disks() {
 			return 0
 		fi
 		i=$((i + 1))
-		[ $i -gt 300 ] && { echo "aw_nvme_disks: $n of $want $model namespaces" >&2; return 1; }
+		[ $i -gt $((300 * ${AW_SLOW:-1})) ] && { echo "aw_nvme_disks: $n of $want $model namespaces" >&2; return 1; }
 		sleep 0.1
 	done
 }

@@ -12,8 +12,11 @@ case_=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 kvers=${KVERS:-$(sh "$here/kernels.sh")}
+# AW_SLOW=N: a machine N times slower than usual (a loaded one, make check
+# BUSY=...): every time limit, the guest's and each case's, N times longer.
+slow=${AW_SLOW:-1}
 # A whole check runs about 25 minutes per kernel under TCG.
-tmo=${GUEST_TIMEOUT:-3000}
+tmo=${GUEST_TIMEOUT:-$((3000 * slow))}
 # A full benchmark runs about half an hour per kernel.
 [ "$mode" = bench ] && tmo=${GUEST_TIMEOUT:-3600}
 # A crash run: about 2 s per cut under TCG, 500 cuts per kernel by default.
@@ -50,7 +53,7 @@ boot() { # KVER OUTDIR [EXTRA-KERNEL-ARGS]
 		-smp 2 -m 3G -nographic -no-reboot -nic none \
 		-device virtio-rng-pci $nvme \
 		-kernel "/boot/vmlinuz-$k" -initrd "$root/build/$k/initramfs.gz" \
-		-append "console=ttyS0,115200 loglevel=5 $quiet panic=-1 $debug log_buf_len=8M mitigations=off scsi_mod.scan=sync rdinit=/init awkit_root=$root awkit_kver=$k awkit_mode=$mode awkit_case=$case_ awkit_cuts=$cuts awkit_seed=${AWKIT_SEED:-} awkit_only=${AWKIT_BENCH_ONLY:-} $extra" \
+		-append "console=ttyS0,115200 loglevel=5 $quiet panic=-1 $debug log_buf_len=8M mitigations=off scsi_mod.scan=sync rdinit=/init awkit_root=$root awkit_kver=$k awkit_mode=$mode awkit_case=$case_ awkit_cuts=$cuts awkit_seed=${AWKIT_SEED:-} awkit_only=${AWKIT_BENCH_ONLY:-} awkit_slow=$slow $extra" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$root,mount_tag=awsrc,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$out,mount_tag=awout,security_model=none" \

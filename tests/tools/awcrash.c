@@ -269,13 +269,17 @@ static int crash(int argc, char **argv)
 		ctl_write(ctl, "cut_after", num);
 		writes(&r, fd);
 		close(fd);
-		ctl_write(ctl, "powered", "1");
-		/* Drop what the page cache kept of writes that failed. */
+		/*
+		 * Drop the page cache while the power is still off, as a
+		 * reboot would: nothing it kept may reach the disk after the
+		 * cut (writing it back fails now).
+		 */
 		fd = open(r.dev, O_RDONLY);
 		if (fd >= 0) {
 			ioctl(fd, BLKFLSBUF, 0);
 			close(fd);
 		}
+		ctl_write(ctl, "powered", "1");
 		check(&r);
 	}
 	printf("crash mode=%s unit=%u write=%u cuts=%d writes=%ld torn=%ld lost=%ld seed=%s\n",
