@@ -25,6 +25,7 @@ help:
 	@echo "make deps       install what awkit needs from Debian's packages"
 	@echo "make check      unit tests, build, DKMS install, then the QEMU guest cases on each kernel"
 	@echo "make check CASE=name   run one guest case (or a pattern: CASE='4*')"
+	@echo "make check BUSY=2   the same beside 2 CPU hogs (a loaded machine), with time limits x3"
 	@echo "make crash      the sw engine's long power-cut run: CUTS per kernel (500), SEED"
 	@echo "make demo       boot a guest and show atomic limits and a power-cut run"
 	@echo "make bench      benchmarks, side by side with the kernel's peers (ONLY=sw or awfs: those rows)"
@@ -90,7 +91,7 @@ check: deps
 	@$(MAKE) --no-print-directory modules tools
 	@$(MAKE) --no-print-directory dkms-install
 	@sh tests/qemu/selftest.sh
-	@KVERS="$(KVERS)" bash tests/qemu/run.sh check $(CASE)
+	@KVERS="$(KVERS)" $(if $(BUSY),AW_SLOW=3 sh tests/qemu/busy.sh $(BUSY)) bash tests/qemu/run.sh check $(CASE)
 
 # The software engine's long power-cut run (41-awsw-crash with CUTS cuts of
 # atomic writes per kernel, so 1000 in all by default, about 20 minutes per
