@@ -60,13 +60,16 @@ struct inode *awfs_iget(struct super_block *sb, struct inode *lower)
 		return inode;
 	inode->i_ino = lower->i_ino;
 	inode->i_mode = lower->i_mode;
-#ifdef CONFIG_FS_POSIX_ACL
+#if AW_HAVE_ACL_IOPS
 	/*
 	 * The ACLs are the lower inode's, which can change them behind our
-	 * back: the VFS must ask ->get_acl every time, never keep a copy.
+	 * back: the VFS must ask ->get_acl and ->get_inode_acl every time,
+	 * never keep a copy. Symlinks have no ACLs (and no such ops).
 	 */
-	inode->i_acl = ACL_DONT_CACHE;
-	inode->i_default_acl = ACL_DONT_CACHE;
+	if (!S_ISLNK(lower->i_mode)) {
+		inode->i_acl = ACL_DONT_CACHE;
+		inode->i_default_acl = ACL_DONT_CACHE;
+	}
 #endif
 	fsstack_copy_attr_all(inode, lower);
 	fsstack_copy_inode_size(inode, lower);
@@ -499,10 +502,26 @@ static int awfs_set_acl(aw_idmap_t *idmap, struct dentry *dentry,
 		awfs_copy_attr(inode);
 	return ret;
 }
+/*
+ * For permission checks by someone else than our ->permission (a file
+ * system stacked on awfs, nfsd): the lower inode's ACL. Not in RCU walk,
+ * where the lower file system may have to read it.
+ */
+static struct posix_acl *awfs_get_inode_acl(struct inode *inode, int type,
+					    bool rcu)
+{
+	if (rcu)
+		return ERR_PTR(-ECHILD);
+	return get_inode_acl(awfs_lower_inode(inode), type);
+}
+
+#define AWFS_ACL_IOPS					\
+	.get_acl	= awfs_get_acl,			\
+	.get_inode_acl	= awfs_get_inode_acl,		\
+	.set_acl	= awfs_set_acl,
 #else
 /* The VFS hands ACLs to the xattr handler below, which passes them on. */
-#define awfs_get_acl	NULL
-#define awfs_set_acl	NULL
+#define AWFS_ACL_IOPS
 #endif
 
 static const struct inode_operations awfs_dir_iops = {
@@ -519,8 +538,7 @@ static const struct inode_operations awfs_dir_iops = {
 	.getattr	= awfs_getattr,
 	.setattr	= awfs_setattr,
 	.listxattr	= awfs_listxattr,
-	.get_acl	= awfs_get_acl,
-	.set_acl	= awfs_set_acl,
+	AWFS_ACL_IOPS
 };
 
 static const struct inode_operations awfs_file_iops = {
@@ -528,8 +546,7 @@ static const struct inode_operations awfs_file_iops = {
 	.getattr	= awfs_getattr,
 	.setattr	= awfs_setattr,
 	.listxattr	= awfs_listxattr,
-	.get_acl	= awfs_get_acl,
-	.set_acl	= awfs_set_acl,
+	AWFS_ACL_IOPS
 };
 
 static const struct inode_operations awfs_link_iops = {
@@ -545,8 +562,7 @@ static const struct inode_operations awfs_special_iops = {
 	.getattr	= awfs_getattr,
 	.setattr	= awfs_setattr,
 	.listxattr	= awfs_listxattr,
-	.get_acl	= awfs_get_acl,
-	.set_acl	= awfs_set_acl,
+	AWFS_ACL_IOPS
 };
 
 /* ---- extended attributes: all of them the lower file's ---- */
