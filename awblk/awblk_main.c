@@ -155,13 +155,15 @@ static int bind_engine(struct awblk_dev *d, unsigned int id,
 	static const unsigned int order[] = {
 		AW_ENGINE_SW, AW_ENGINE_SCSI, AW_ENGINE_NVME
 	};
+	bool sw_format = false;
 	unsigned int i;
 	int ret = -ENODEV;
 
 	memset(hw, 0, sizeof(*hw));
 	/* A disk that cannot be read here fails its I/O later. */
-	if (id != AW_ENGINE_AUTO && id != AW_ENGINE_SW &&
-	    has_sw_format(d->lower.bdev) > 0) {
+	if (id != AW_ENGINE_SW)
+		sw_format = has_sw_format(d->lower.bdev) > 0;
+	if (sw_format && id != AW_ENGINE_AUTO) {
 		pr_info("%pg: holds the software engine's format: only --engine sw or auto may use it\n",
 			d->lower.bdev);
 		return -EINVAL;
@@ -171,6 +173,17 @@ static int bind_engine(struct awblk_dev *d, unsigned int id,
 	for (i = 0; i < ARRAY_SIZE(order); i++) {
 		unsigned int want = id == AW_ENGINE_AUTO ? order[i] : id;
 		struct awblk_engine *e;
+
+		/*
+		 * Auto, and the software engine did not take its format (not
+		 * loadable, say): no other engine, and no pass-through, may
+		 * expose the journal as data.
+		 */
+		if (sw_format && want != AW_ENGINE_SW) {
+			pr_info("%pg: holds the software engine's format, but the software engine is not available\n",
+				d->lower.bdev);
+			return -ENODEV;
+		}
 
 		mutex_lock(&awblk_lock);
 		e = find_engine(want);
@@ -567,10 +580,10 @@ static void queued_atomic_endio(struct bio *clone)
 
 /*
  * An atomic write from the kernel goes through submit_bio() as any other
- * bio does: it enters the queue (so a dying disk fails it), is throttled
- * and counted for its cgroup, and is accounted. Kernels without
- * REQ_ATOMIC have no flag to carry "atomic" there, so a clone marked by
- * its end_io carries the write and ends @bio.
+ * bio does: it enters the queue (so a dying disk fails it), and is
+ * throttled and counted for the cgroup it is associated with. Kernels
+ * without REQ_ATOMIC have no flag to carry "atomic" there, so a clone
+ * marked by its end_io carries the write and ends @bio.
  */
 static void queue_atomic(struct awblk_dev *d, struct bio *bio)
 {

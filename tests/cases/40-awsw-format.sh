@@ -72,6 +72,17 @@ for e in none scsi nvme; do
 	refused_create "$A" "Invalid argument" \
 		"holds the software engine's format: only --engine sw or auto may use it" --engine $e
 done
+# Auto, with the software engine neither loaded nor loadable: refused too,
+# never another engine or a pass-through over the journal.
+rmmod awsw || fail "rmmod awsw"
+mp=$(cat /proc/sys/kernel/modprobe)
+echo /bin/false >/proc/sys/kernel/modprobe
+(refused_create "$A" "No such device" \
+	"holds the software engine's format, but the software engine is not available")
+r=$?
+echo "$mp" >/proc/sys/kernel/modprobe
+[ $r = 0 ] || exit 1
+insmod "$AW_MOD/awblk/awsw.ko" || fail "insmod awsw"
 who=
 
 # create picks the software engine; the device is the data area.
