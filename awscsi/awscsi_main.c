@@ -500,12 +500,12 @@ static void stage_fetch(struct awscsi_disk *d, struct scsi_cmnd *sc,
 
 /* Land an atomic write's blocks, from the stage or the command. */
 static void land_atomic(struct awscsi_disk *d, struct scsi_cmnd *sc,
-			const struct awscsi_rw *rw)
+			const struct awscsi_rw *rw, bool staged)
 {
 	struct awscsi_iter it;
 	u32 i;
 
-	if (d->stage) {
+	if (staged) {
 		memcpy(blk_ptr(d, rw->lba), d->stage,
 		       (size_t)rw->nblocks * d->cfg.lbs);
 		return;
@@ -518,27 +518,34 @@ static void land_atomic(struct awscsi_disk *d, struct scsi_cmnd *sc,
 
 /*
  * WRITE ATOMIC(16): all blocks under the exclusive lock, or none. The
- * medium's time is spent before, without the lock (see stage_atomic).
+ * medium's time is spent before, without the lock (see stage_atomic). One
+ * atomic write at a time has a disk's stage; another one meanwhile lands
+ * straight from its command, without the medium's time, rather than wait
+ * for the stage here in atomic context or hold every reader back.
  */
 static bool do_write_atomic(struct awscsi_disk *d, struct scsi_cmnd *sc,
 			    const struct awscsi_rw *rw, bool apply)
 {
 	unsigned long mask = shards_of(d, rw->lba, rw->nblocks);
+	bool staged = apply && d->stage && !atomic_xchg(&d->stage_busy, 1);
 
-	if (apply && d->stage)
+	if (staged)
 		stage_fetch(d, sc, rw);
 	lock_shards(d, mask, true);
 	if (!atomic_read(&powered) && apply) {
-		unlock_shards(d, mask, true);
-		return false;
+		apply = false;
+		goto out;
 	}
 	if (apply) {
 		if (d->cfg.wce)
 			cache_note_atomic(d, rw);
-		land_atomic(d, sc, rw);
+		land_atomic(d, sc, rw, staged);
 		atomic64_inc(&d->atomics);
 	}
+out:
 	unlock_shards(d, mask, true);
+	if (staged)
+		atomic_set_release(&d->stage_busy, 0);
 	return apply;
 }
 
@@ -660,32 +667,16 @@ static int build_response(struct awscsi_disk *d, enum awscsi_kind k,
 	}
 }
 
-/*
- * One atomic write at a time uses a disk's stage: another one is sent back
- * to the midlayer, which retries it, rather than wait here in atomic
- * context for a transfer that takes the medium's time.
- */
-static bool stage_get(struct awscsi_disk *d, enum awscsi_kind k)
-{
-	return k != AWS_K_WRITE_ATOMIC || !d->stage ||
-	       !atomic_xchg(&d->stage_busy, 1);
-}
-
-static void stage_put(struct awscsi_disk *d, enum awscsi_kind k)
-{
-	if (k == AWS_K_WRITE_ATOMIC && d->stage)
-		atomic_set_release(&d->stage_busy, 0);
-}
-
-static void awscsi_exec(struct awscsi_disk *d, struct scsi_cmnd *sc,
-			enum awscsi_kind k, const struct awscsi_sense *cs)
+static void awscsi_exec(struct awscsi_disk *d, struct scsi_cmnd *sc)
 {
 	u8 *buf = scsi_cmd_priv(sc);
 	const u8 *cdb = sc->cmnd;
-	struct awscsi_sense s = *cs;
+	struct awscsi_sense s;
+	enum awscsi_kind k;
 	int n;
 
 	sc->result = 0;
+	k = awscsi_classify(&d->cfg, cdb, sc->cmd_len, &s);
 	/* SPC: INQUIRY, REPORT LUNS and REQUEST SENSE do not clear it. */
 	if (k != AWS_K_INQUIRY && k != AWS_K_REPORT_LUNS &&
 	    k != AWS_K_REQUEST_SENSE && atomic_xchg(&d->unit_attention, 0)) {
@@ -721,21 +712,11 @@ static void awscsi_exec(struct awscsi_disk *d, struct scsi_cmnd *sc,
 static int awscsi_queuecommand(struct Scsi_Host *shost, struct scsi_cmnd *sc)
 {
 	struct scsi_device *sdev = sc->device;
-	struct awscsi_disk *d;
-	struct awscsi_sense s;
-	enum awscsi_kind k;
 
-	if (sdev->id >= ndisks || sdev->lun || sdev->channel) {
+	if (sdev->id >= ndisks || sdev->lun || sdev->channel)
 		sc->result = DID_BAD_TARGET << 16;
-		scsi_done(sc);
-		return 0;
-	}
-	d = &disks[sdev->id];
-	k = awscsi_classify(&d->cfg, sc->cmnd, sc->cmd_len, &s);
-	if (!stage_get(d, k))
-		return SCSI_MLQUEUE_DEVICE_BUSY;
-	awscsi_exec(d, sc, k, &s);
-	stage_put(d, k);
+	else
+		awscsi_exec(&disks[sdev->id], sc);
 	scsi_done(sc);
 	return 0;
 }
