@@ -116,4 +116,5 @@ def main():
     rwf_atomic(dev, umax)
 
 
-main()
+if __name__ == "__main__":
+    main()
