@@ -382,6 +382,7 @@ static void io_done(struct awsw_io *io, blk_status_t status)
 {
 	struct awsw *s = io->s;
 	struct bio *bio = io->bio;
+	unsigned long flags;
 
 	unreserve(s, io);
 	range_unlock(s, &io->range);
@@ -389,8 +390,14 @@ static void io_done(struct awsw_io *io, blk_status_t status)
 	if (status)
 		bio->bi_status = status;
 	bio_endio(bio);
+	/*
+	 * Under the wait queue's lock: awsw_release() may free @s as soon as
+	 * it sees the count at zero, and takes this lock before it does.
+	 */
+	spin_lock_irqsave(&s->idle_wait.lock, flags);
 	if (atomic_dec_and_test(&s->inflight))
-		wake_up_all(&s->idle_wait);
+		wake_up_locked(&s->idle_wait);
+	spin_unlock_irqrestore(&s->idle_wait.lock, flags);
 }
 
 /*
@@ -1121,6 +1128,9 @@ static void awsw_release(void *priv)
 	struct awsw *s = priv;
 
 	wait_event(s->idle_wait, !atomic_read(&s->inflight));
+	/* The last io_done() is out of the wait queue's lock after this. */
+	spin_lock_irq(&s->idle_wait.lock);
+	spin_unlock_irq(&s->idle_wait.lock);
 	flush_workqueue(s->wq);
 	flush_workqueue(s->cwq);
 	if (!READ_ONCE(s->failed))
