@@ -775,9 +775,7 @@ static ssize_t lower_direct(struct kiocb *iocb, struct iov_iter *iter,
 	if (ret)
 		return ret;
 	awfs_drop_tags(inode, pos, end);
-	file_start_write(lf);
-	ret = vfs_iocb_iter_write(lf, &k, iter);
-	file_end_write(lf);
+	ret = aw_iocb_iter_write(lf, &k, iter);
 	if (ret > 0) {
 		iocb->ki_pos = k.ki_pos;
 		if (k.ki_pos > i_size_read(inode))

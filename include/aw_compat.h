@@ -227,6 +227,27 @@ typedef struct user_namespace aw_idmap_t;
 #define AW_HAVE_ACL_IOPS	0
 #endif
 
+/*
+ * Since 6.7 vfs_iocb_iter_write() takes the file's freeze protection
+ * itself (kiocb_start_write()); a caller holding it too would nest
+ * sb_start_write() and deadlock against a freeze that starts in between.
+ * Before, the caller takes it.
+ */
+static inline ssize_t aw_iocb_iter_write(struct file *file, struct kiocb *k,
+					 struct iov_iter *iter)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	return vfs_iocb_iter_write(file, k, iter);
+#else
+	ssize_t ret;
+
+	file_start_write(file);
+	ret = vfs_iocb_iter_write(file, k, iter);
+	file_end_write(file);
+	return ret;
+#endif
+}
+
 /* 6.12 marks a getattr the VFS already checked; a stacked one passes it on not. */
 #ifndef AT_GETATTR_NOSEC
 #define AT_GETATTR_NOSEC	0
