@@ -11,6 +11,17 @@ esac
 # crash: the check runner on the power-cut cases only, long ones.
 case_tmo=$((900 * ${AW_SLOW:-1}))
 [ "$AWKIT_MODE" = crash ] && case_tmo=$(( (${AW_CRASH_CUTS:-500} * 4 + 600) * ${AW_SLOW:-1} ))
+# On a loaded host a vCPU can wait many seconds for a host CPU, which the
+# lockup, stall and hung-task detectors would take for a kernel that
+# stopped: their limits grow with AW_SLOW too (as set here, they are the
+# kernel's defaults when AW_SLOW is 1).
+slow=${AW_SLOW:-1}
+wd=$((10 * slow)) rcu=$((21 * slow))
+[ $wd -gt 60 ] && wd=60
+[ $rcu -gt 300 ] && rcu=300
+echo $wd >/proc/sys/kernel/watchdog_thresh
+echo $rcu >/sys/module/rcupdate/parameters/rcu_cpu_stall_timeout
+echo $((120 * slow)) >/proc/sys/kernel/hung_task_timeout_secs
 : >"$out/results"
 dmesg >"$out/boot.dmesg"
 if aw_scan_log <"$out/boot.dmesg" >"$out/boot.bad"; then
