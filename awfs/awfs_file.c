@@ -259,6 +259,40 @@ static int prepare(struct inode *inode, loff_t off, u32 len, u64 *phys)
 
 /* ---- reading: folios from the lower file ---- */
 
+/*
+ * One page of the lower file from its page cache, as its own page faults
+ * read it: under the lower invalidate lock, never the lower i_rwsem. We
+ * hold an awfs folio lock here, perhaps inside a direct write to the same
+ * lower file that holds i_rwsem (XFS) and faulted on a mapping of ours.
+ */
+static ssize_t lower_page(struct file *lf, loff_t pos, void *to)
+{
+	struct address_space *lm = lf->f_mapping;
+	pgoff_t index = pos >> PAGE_SHIFT;
+	struct folio *folio;
+	loff_t size;
+	void *from;
+	size_t n;
+
+	folio = aw_get_folio(lm, index, 0, 0);
+	if (folio)
+		folio_put(folio);
+	else
+		page_cache_sync_readahead(lm, &lf->f_ra, lf, index, 1);
+	filemap_invalidate_lock_shared(lm);
+	folio = read_mapping_folio(lm, index, lf);
+	filemap_invalidate_unlock_shared(lm);
+	if (IS_ERR(folio))
+		return PTR_ERR(folio);
+	size = i_size_read(lm->host);
+	n = pos < size ? min_t(loff_t, PAGE_SIZE, size - pos) : 0;
+	from = kmap_local_folio(folio, offset_in_folio(folio, pos));
+	memcpy(to, from, n);
+	kunmap_local(from);
+	folio_put(folio);
+	return n;
+}
+
 static int fill_folio(struct inode *inode, struct folio *folio)
 {
 	struct file *lf = AWFS_I(inode)->lfile;
@@ -269,7 +303,12 @@ static int fill_folio(struct inode *inode, struct folio *folio)
 	if (!lf)
 		return -EIO;
 	kaddr = kmap_local_folio(folio, 0);
-	n = kernel_read(lf, kaddr, PAGE_SIZE, &pos);
+	if (pos >= i_size_read(file_inode(lf)))
+		n = 0;
+	else if (lf->f_mapping->a_ops->read_folio && !IS_DAX(file_inode(lf)))
+		n = lower_page(lf, pos, kaddr);
+	else	/* no page cache to read from */
+		n = kernel_read(lf, kaddr, PAGE_SIZE, &pos);
 	if (n >= 0 && n < PAGE_SIZE)
 		memset(kaddr + n, 0, PAGE_SIZE - n);
 	kunmap_local(kaddr);

@@ -257,6 +257,55 @@ for u in (40, 3, 77, 12, 55, 21, 90, 7):
 os.fsync(fd2)
 print("ok: sparse file on xfs: %d atomic writes, %d refused (unaligned placement), capable=%d" % (done, refused, capable(fd2)))
 PYEOF
+# A direct write into a hole that is not block-aligned (XFS then holds the
+# file's i_rwsem exclusively to zero the rest of the block) and a direct
+# read, each with its buffer in a mapping of the same file, of pages awfs
+# must read in from below: the fault that fills them must not need that
+# i_rwsem again. It would wait forever.
+python3 - $M/selfdio <<'PYEOF' || fail "direct I/O through a mapping of the same file on xfs"
+import mmap, os, sys, time
+p, n, h = sys.argv[1], 65536, 32768	# data up to h, a hole after it
+data = bytearray(os.urandom(h)) + bytearray(n - h)
+fd = os.open(p, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+os.pwrite(fd, data[:h], 0)
+os.ftruncate(fd, n)
+os.fsync(fd)
+dfd = os.open(p, os.O_RDWR | os.O_DIRECT)
+m = mmap.mmap(fd, n)
+v = memoryview(m)
+def cold():	# nothing of the file in awfs's cache: the fault reads below
+    m.madvise(mmap.MADV_DONTNEED)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+def io():
+    cold()
+    assert os.pwrite(dfd, v[4608:5120], 41472) == 512	# data into the hole
+    cold()
+    assert os.pwrite(dfd, v[49664:50176], 49664) == 512	# the hole onto itself
+    cold()
+    assert os.preadv(dfd, [v[8704:9216]], 512) == 512
+# In a child: a deadlocked task cannot be killed, only reported.
+pid = os.fork()
+if pid == 0:
+    try:
+        io()
+        os._exit(0)
+    finally:
+        os._exit(1)
+end = time.monotonic() + 120 * int(os.environ.get("AW_SLOW", "1"))
+while True:
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if done:
+        assert status == 0, "direct I/O through a mapping failed"
+        break
+    if time.monotonic() > end:
+        print(open("/proc/%d/stack" % pid).read())
+        raise SystemExit("direct I/O through a mapping of its own file hangs")
+    time.sleep(0.1)
+data[41472:41984] = data[4608:5120]
+data[8704:9216] = data[512:1024]
+assert os.pread(fd, n, 0) == bytes(data), "data after direct I/O"
+print("ok: direct I/O from and into a mapping of the same file on xfs")
+PYEOF
 umount $M || fail "umount awfs over xfs"
 mount -t awfs -o unit=16k $L $M || fail "remount awfs over xfs"
 python3 -c "import os,sys; fd=os.open(sys.argv[1], os.O_RDONLY); assert os.fstat(fd).st_size == 64*16384" $M/pre || fail "preallocated file after remount"
