@@ -279,16 +279,23 @@ static ssize_t lower_page(struct file *lf, loff_t pos, void *to)
 		folio_put(folio);
 	else
 		page_cache_sync_readahead(lm, &lf->f_ra, lf, index, 1);
+	/* Held over the copy: no truncate or hole punch below meanwhile. */
 	filemap_invalidate_lock_shared(lm);
-	folio = read_mapping_folio(lm, index, lf);
-	filemap_invalidate_unlock_shared(lm);
-	if (IS_ERR(folio))
-		return PTR_ERR(folio);
 	size = i_size_read(lm->host);
-	n = pos < size ? min_t(loff_t, PAGE_SIZE, size - pos) : 0;
+	if (pos >= size) {
+		filemap_invalidate_unlock_shared(lm);
+		return 0;
+	}
+	folio = read_mapping_folio(lm, index, lf);
+	if (IS_ERR(folio)) {
+		filemap_invalidate_unlock_shared(lm);
+		return PTR_ERR(folio);
+	}
+	n = min_t(loff_t, PAGE_SIZE, size - pos);
 	from = kmap_local_folio(folio, offset_in_folio(folio, pos));
 	memcpy(to, from, n);
 	kunmap_local(from);
+	filemap_invalidate_unlock_shared(lm);
 	folio_put(folio);
 	return n;
 }

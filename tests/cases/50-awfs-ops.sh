@@ -262,9 +262,9 @@ PYEOF
 # read, each with its buffer in a mapping of the same file, of pages awfs
 # must read in from below: the fault that fills them must not need that
 # i_rwsem again. It would wait forever.
-python3 - $M/selfdio <<'PYEOF' || fail "direct I/O through a mapping of the same file on xfs"
-import mmap, os, sys, time
-p, n, h = sys.argv[1], 65536, 32768	# data up to h, a hole after it
+python3 - $M/selfdio $L/selfdio <<'PYEOF' || fail "direct I/O through a mapping of the same file on xfs"
+import mmap, os, sys, time, traceback
+p, lp, n, h = sys.argv[1], sys.argv[2], 65536, 32768	# data up to h, a hole after it
 data = bytearray(os.urandom(h)) + bytearray(n - h)
 fd = os.open(p, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
 os.pwrite(fd, data[:h], 0)
@@ -276,8 +276,13 @@ v = memoryview(m)
 def cold():	# nothing of the file in awfs's cache: the fault reads below
     m.madvise(mmap.MADV_DONTNEED)
     os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+def hole(off):	# XFS writes into a hole under its i_rwsem held exclusively
+    lfd = os.open(lp, os.O_RDONLY)
+    assert os.lseek(lfd, off, os.SEEK_HOLE) == off, "no hole at %d below" % off
+    os.close(lfd)
 def io():
     cold()
+    hole(41472)
     assert os.pwrite(dfd, v[4608:5120], 41472) == 512	# data into the hole
     cold()
     assert os.pwrite(dfd, v[49664:50176], 49664) == 512	# the hole onto itself
@@ -289,6 +294,8 @@ if pid == 0:
     try:
         io()
         os._exit(0)
+    except BaseException:
+        traceback.print_exc()
     finally:
         os._exit(1)
 end = time.monotonic() + 120 * int(os.environ.get("AW_SLOW", "1"))
@@ -304,6 +311,12 @@ while True:
 data[41472:41984] = data[4608:5120]
 data[8704:9216] = data[512:1024]
 assert os.pread(fd, n, 0) == bytes(data), "data after direct I/O"
+os.fsync(fd)
+cold()
+assert os.pread(fd, n, 0) == bytes(data), "data read again from below"
+lfd = os.open(lp, os.O_RDONLY | os.O_DIRECT)
+below = mmap.mmap(-1, n)
+assert os.preadv(lfd, [below], 0) == n and below[:] == bytes(data), "the lower file"
 print("ok: direct I/O from and into a mapping of the same file on xfs")
 PYEOF
 umount $M || fail "umount awfs over xfs"
