@@ -310,9 +310,7 @@ static int fill_folio(struct inode *inode, struct folio *folio)
 	if (!lf)
 		return -EIO;
 	kaddr = kmap_local_folio(folio, 0);
-	if (pos >= i_size_read(file_inode(lf)))
-		n = 0;
-	else if (lf->f_mapping->a_ops->read_folio && !IS_DAX(file_inode(lf)))
+	if (lf->f_mapping->a_ops->read_folio && !IS_DAX(file_inode(lf)))
 		n = lower_page(lf, pos, kaddr);
 	else	/* no page cache to read from */
 		n = kernel_read(lf, kaddr, PAGE_SIZE, &pos);
