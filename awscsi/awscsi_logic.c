@@ -527,6 +527,10 @@ static int rsoc_one(const struct awscsi_cfg *c, const u8 *cdb, u8 *buf,
 	buf[1] = (rctd ? 0x80 : 0) | 0x03;	/* supported as the standard says */
 	aw_put_be16(buf + 2, m->cdb_len);
 	memcpy(buf + 4, m->usage, m->cdb_len);
+	/* FUA, in byte 1 of the 10- and 16-byte CDBs: as DPOFUA says. */
+	if (!c->fua && m->cdb_len >= 10 && (m->kind == AWS_K_READ ||
+	    m->kind == AWS_K_WRITE || m->kind == AWS_K_WRITE_ATOMIC))
+		buf[5] &= ~0x08;
 	n = 4 + m->cdb_len;
 	if (rctd) {
 		aw_put_be16(buf + n, 0x0a);

@@ -660,7 +660,14 @@ static int build_response(struct awscsi_disk *d, enum awscsi_kind k,
 		return awscsi_report_opcodes(&d->cfg, cdb, buf, AWSCSI_CMD_BUF,
 					     s);
 	case AWS_K_REQUEST_SENSE:
-		*s = (struct awscsi_sense){ AWS_KEY_NO_SENSE, 0, 0, -1 };
+		/* SPC: it returns a pending unit attention, which it clears. */
+		if (atomic_xchg(&d->unit_attention, 0))
+			*s = (struct awscsi_sense){ AWS_KEY_UNIT_ATTENTION,
+						    AWS_ASC_POWER_ON_RESET, 0,
+						    -1 };
+		else
+			*s = (struct awscsi_sense){ AWS_KEY_NO_SENSE, 0, 0,
+						    -1 };
 		return awscsi_sense_fixed(s, buf, AWSCSI_CMD_BUF);
 	default:		/* TEST UNIT READY, START STOP UNIT */
 		return 0;

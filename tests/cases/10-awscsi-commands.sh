@@ -75,6 +75,17 @@ check("caching page WCE=0 without write_cache", r.good and r.data[4] == 8 and no
 check("DPOFUA set", r.good and r.data[2] & 0x10)
 r = sg_io(fd, [0xa3, 0x0c, 0x01, 0x9c, 0, 0, 0, 0, 1, 0, 0, 0], data_in_len=256)
 check("REPORT OPCODES one command: 9c supported", r.good and r.data[1] & 7 == 3)
+check("  its FUA bit usable, as DPOFUA says", r.good and r.data[5] & 0x08)
+# SPC: REQUEST SENSE returns a pending UNIT ATTENTION and clears it.
+with open("/sys/devices/awscsi/unit_attention", "w") as f:
+    f.write("1")
+r = sg_io(fd, [0x03, 0, 0, 0, 252, 0], data_in_len=252)
+check("REQUEST SENSE reports a pending UNIT ATTENTION (got %r)" % (r.data[:14],),
+      r.good and r.data[2] & 0x0f == 6 and r.data[12] == 0x29)
+r = sg_io(fd, [0, 0, 0, 0, 0, 0])
+check("  which it cleared: TEST UNIT READY is good", r.good)
+r = sg_io(fd, [0x03, 0, 0, 0, 252, 0], data_in_len=252)
+check("  and REQUEST SENSE says NO SENSE again", r.good and r.data[2] & 0x0f == 0)
 check.exit()
 PYEOF
 

@@ -542,6 +542,19 @@ static void test_report_opcodes(void)
 	n = rsoc(&c, 0x02, 0x28, 0, buf, &s);		/* READ(10) has no SA */
 	CHECK(n == -1 && s.key == 5 && s.asc == 0x24);
 
+	/* The FUA bit is usable only where DPOFUA says the disk honours it. */
+	for (i = 0; i < 2; i++) {
+		struct awscsi_cfg f = def_cfg();
+		static const u8 ops[] = { 0x28, 0x2a, 0x88, 0x8a, 0x9c };
+		size_t k;
+
+		f.fua = i;
+		for (k = 0; k < sizeof(ops); k++) {
+			CHECK(rsoc(&f, 0x01, ops[k], 0, buf, &s) > 5);
+			CHECK_EQ(buf[5] & 0x08, i ? 0x08 : 0);
+		}
+	}
+
 	/* option 1 on an opcode with service actions: invalid field */
 	CHECK_ERR(rsoc(&c, 0x01, 0x9e, 0x10, buf, &s), s, 0x24, 2);
 	/* SPC-5: option 1 ignores the REQUESTED SERVICE ACTION field */
