@@ -11,7 +11,8 @@ HOSTCC ?= gcc
 CFLAGS_HOST := -O2 -g -Wall -Wextra -Werror -Iinclude -Iawscsi
 UNIT_TESTS := $(patsubst tests/unit/%.c,build/unit/%,$(wildcard tests/unit/test_*.c))
 TOOLS := build/tools/awtorn build/tools/awcrash build/tools/awbench build/tools/awfsx build/tools/awpgcrash \
-	build/tools/aw32 build/tools/awremoverace build/tools/awstable build/tools/awcreatefault
+	build/tools/aw32 build/tools/awremoverace build/tools/awstable build/tools/awcreatefault \
+	build/tools/awlowerrace
 
 include tools/tools.mk
 

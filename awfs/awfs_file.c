@@ -14,7 +14,8 @@
  *
  * The lower file's own page cache may hold pages of a unit we write around
  * it: they are written back and dropped before the atomic write and dropped
- * again after it completes (readahead may have brought old data in).
+ * again after it completes (readahead may have brought old data in); one
+ * that cannot be dropped then takes the new data.
  */
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -259,13 +260,52 @@ static int prepare(struct inode *inode, loff_t off, u32 len, u64 *phys)
 
 /* ---- reading: folios from the lower file ---- */
 
+static bool lower_cached(struct address_space *lm, pgoff_t index)
+{
+	struct folio *folio = aw_get_folio(lm, index, 0, 0);
+
+	if (folio)
+		folio_put(folio);
+	return folio != NULL;
+}
+
+/*
+ * Read ahead in the lower page cache from @index to the end of its unit,
+ * or a readahead window when reads go forward; one page per folio. A
+ * larger folio (XFS's own readahead makes them) could hold a unit and part
+ * of its neighbour: a plain write of the neighbour keeps it dirty, so it
+ * could not be dropped around the unit's atomic write and would keep the
+ * unit's old data, to be read later (and, where the lower file system has
+ * no per-block dirty state, as on 6.1, written back over the unit).
+ */
+static void lower_readahead(struct file *lf, pgoff_t index, u32 unit)
+{
+	struct address_space *lm = lf->f_mapping;
+	unsigned long upu = max_t(u32, unit >> PAGE_SHIFT, 1);
+	unsigned long nr = upu - (index & (upu - 1));
+	loff_t size = i_size_read(lm->host);
+	DEFINE_READAHEAD(ractl, lf, &lf->f_ra, lm, index);
+	pgoff_t last;
+
+	if (!size)
+		return;
+	last = (size - 1) >> PAGE_SHIFT;
+	if (index > last)
+		return;
+	if (!index || lower_cached(lm, index - 1))
+		nr = max_t(unsigned long, nr, lf->f_ra.ra_pages);
+	nr = min_t(unsigned long, nr, last - index + 1);
+	nr = min_t(unsigned long, nr, SZ_2M >> PAGE_SHIFT);
+	page_cache_ra_unbounded(&ractl, nr, 0);
+}
+
 /*
  * One page of the lower file from its page cache, as its own page faults
  * read it: under the lower invalidate lock, never the lower i_rwsem. We
  * hold an awfs folio lock here, perhaps inside a direct write to the same
  * lower file that holds i_rwsem (XFS) and faulted on a mapping of ours.
  */
-static ssize_t lower_page(struct file *lf, loff_t pos, void *to)
+static ssize_t lower_page(struct file *lf, loff_t pos, void *to, u32 unit)
 {
 	struct address_space *lm = lf->f_mapping;
 	pgoff_t index = pos >> PAGE_SHIFT;
@@ -274,11 +314,8 @@ static ssize_t lower_page(struct file *lf, loff_t pos, void *to)
 	void *from;
 	size_t n;
 
-	folio = aw_get_folio(lm, index, 0, 0);
-	if (folio)
-		folio_put(folio);
-	else
-		page_cache_sync_readahead(lm, &lf->f_ra, lf, index, 1);
+	if (!lower_cached(lm, index))
+		lower_readahead(lf, index, unit);
 	/* Held over the copy: no truncate or hole punch below meanwhile. */
 	filemap_invalidate_lock_shared(lm);
 	size = i_size_read(lm->host);
@@ -286,6 +323,7 @@ static ssize_t lower_page(struct file *lf, loff_t pos, void *to)
 		filemap_invalidate_unlock_shared(lm);
 		return 0;
 	}
+	/* One page per folio too, when readahead could not place it. */
 	folio = read_mapping_folio(lm, index, lf);
 	if (IS_ERR(folio)) {
 		filemap_invalidate_unlock_shared(lm);
@@ -311,7 +349,7 @@ static int fill_folio(struct inode *inode, struct folio *folio)
 		return -EIO;
 	kaddr = kmap_local_folio(folio, 0);
 	if (lf->f_mapping->a_ops->read_folio && !IS_DAX(file_inode(lf)))
-		n = lower_page(lf, pos, kaddr);
+		n = lower_page(lf, pos, kaddr, AWFS_I(inode)->unit);
 	else	/* no page cache to read from */
 		n = kernel_read(lf, kaddr, PAGE_SIZE, &pos);
 	if (n >= 0 && n < PAGE_SIZE)
@@ -531,17 +569,79 @@ out:
 	return ret;
 }
 
-/* Drop the lower file's cached pages of a range we write around it. */
-static int lower_forget(struct inode *inode, loff_t off, u32 len, bool flush)
+/*
+ * Drop the lower file's cached pages of a range we write around it. A
+ * dirty page cannot be dropped. Before an atomic write (@flush) they are
+ * written back first, and again if a plain write beside the range dirtied
+ * a folio that holds part of it meanwhile. -EBUSY when one stays.
+ */
+static int lower_forget(struct inode *inode, loff_t off, loff_t len,
+			bool flush)
 {
 	struct address_space *lm = awfs_lower_inode(inode)->i_mapping;
-	int ret = 0;
+	int tries = flush ? 3 : 1, ret;
 
-	if (flush)
-		ret = filemap_write_and_wait_range(lm, off, off + len - 1);
-	invalidate_inode_pages2_range(lm, off >> PAGE_SHIFT,
-				      (off + len - 1) >> PAGE_SHIFT);
+	do {
+		if (flush) {
+			ret = filemap_write_and_wait_range(lm, off,
+							   off + len - 1);
+			if (ret)
+				return ret;
+		}
+		ret = invalidate_inode_pages2_range(lm, off >> PAGE_SHIFT,
+						    (off + len - 1) >> PAGE_SHIFT);
+	} while (ret == -EBUSY && --tries);
 	return ret;
+}
+
+/* Copy @len bytes from @from to the lower folio cached at @pos, if any. */
+static void lower_refresh_one(struct address_space *lm, loff_t pos,
+			      const void *from, size_t len)
+{
+	struct folio *folio;
+	void *to;
+
+	folio = aw_get_folio(lm, pos >> PAGE_SHIFT, FGP_LOCK, 0);
+	if (!folio)
+		return;
+	folio_wait_writeback(folio);
+	to = kmap_local_folio(folio, offset_in_folio(folio, pos));
+	memcpy(to, from, len);
+	kunmap_local(to);
+	flush_dcache_folio(folio);
+	/*
+	 * Written back meanwhile, it may have put old data over the unit
+	 * (6.1's iomap writes every block of a folio): again, with the new.
+	 */
+	if (folio_test_uptodate(folio))
+		folio_mark_dirty(folio);
+	folio_unlock(folio);
+	folio_put(folio);
+}
+
+/*
+ * After an atomic write of @bio's data at @off: the lower folios that
+ * lower_forget() could not drop (a folio larger than a page, which a
+ * write beside the range keeps dirty) take the new data, so that they
+ * serve no old data, and are written back with it.
+ */
+static void lower_refresh(struct inode *inode, loff_t off, struct bio *bio)
+{
+	struct address_space *lm = awfs_lower_inode(inode)->i_mapping;
+	struct folio_iter fi;
+	size_t done, n;
+	void *from;
+
+	/* Folios of a page each: awfs's own, or direct_unit()'s bounce. */
+	bio_for_each_folio_all(fi, bio) {
+		from = kmap_local_folio(fi.folio, fi.offset);
+		for (done = 0; done < fi.length; done += n, off += n) {
+			n = min_t(size_t, fi.length - done,
+				  PAGE_SIZE - offset_in_page(off));
+			lower_refresh_one(lm, off, from + done, n);
+		}
+		kunmap_local(from);
+	}
 }
 
 /* An O_DIRECT atomic write: straight to the device, waited for. */
@@ -557,6 +657,8 @@ static int direct_unit(struct inode *inode, loff_t off, struct awfs_bounce *b,
 		return ret;
 	awfs_drop_tags(inode, off, off + len);
 	ret = lower_forget(inode, off, len, true);
+	if (ret == -EBUSY)
+		ret = -EIO;
 	if (ret)
 		return ret;
 	bio = bio_alloc(isb(inode)->bdev, b->n, REQ_OP_WRITE | REQ_SYNC,
@@ -574,8 +676,9 @@ static int direct_unit(struct inode *inode, loff_t off, struct awfs_bounce *b,
 		awfs_note_written(isb(inode));
 		awfs_drop_write(inode->i_sb);
 	}
+	if (lower_forget(inode, off, len, false) && !ret)
+		lower_refresh(inode, off, bio);
 	bio_put(bio);
-	lower_forget(inode, off, len, false);
 	invalidate_inode_pages2_range(inode->i_mapping, off >> PAGE_SHIFT,
 				      (off + len - 1) >> PAGE_SHIFT);
 	return ret;
@@ -818,6 +921,15 @@ static ssize_t lower_direct(struct kiocb *iocb, struct iov_iter *iter,
 					    (end - 1) >> PAGE_SHIFT);
 	if (ret)
 		return ret;
+	/*
+	 * A lower file system that cannot drop its cached pages of the range
+	 * writes through its page cache instead (XFS, ext4), in folios as
+	 * large as the write on 6.12, which could hold a unit and its
+	 * neighbour: drop them first (a folio still busy is written anyway).
+	 */
+	ret = lower_forget(inode, pos, end - pos, true);
+	if (ret && ret != -EBUSY)
+		return ret;
 	awfs_drop_tags(inode, pos, end);
 	ret = aw_iocb_iter_write(lf, &k, iter);
 	if (ret > 0) {
@@ -897,7 +1009,9 @@ static void wb_done(struct work_struct *work)
 	__sb_writers_acquired(lower_sb(wb->inode), SB_FREEZE_WRITE);
 	sb_end_write(lower_sb(wb->inode));
 	/* Before the folios may go: old data readahead put in the lower cache. */
-	lower_forget(wb->inode, wb->off, AWFS_I(wb->inode)->unit, false);
+	if (lower_forget(wb->inode, wb->off, AWFS_I(wb->inode)->unit, false) &&
+	    !err)
+		lower_refresh(wb->inode, wb->off, wb->bio);
 	/* The last folio_end_writeback() may let the inode be evicted. */
 	if (err)
 		pr_err_ratelimited("awfs: inode %lu: atomic write of %lld failed: %d\n",
@@ -993,6 +1107,11 @@ static int write_tagged_unit(struct inode *inode, unsigned long u,
 		folio_wait_writeback(f[i]);
 	}
 	ret = lower_forget(inode, (loff_t)u * ai->unit, ai->unit, true);
+	if (ret == -EBUSY) {
+		pr_warn_ratelimited("awfs: inode %lu: the lower file's cache of unit %lu stays dirty (read below awfs?)\n",
+				    inode->i_ino, u);
+		ret = -EIO;
+	}
 	if (ret) {
 		unlock_folios(f, n);
 		kfree(wb);
@@ -1021,8 +1140,8 @@ static int write_tagged(struct inode *inode, struct writeback_control *wbc)
 	struct awfs_inode *ai = AWFS_I(inode);
 	unsigned long u, first = 0, last = ULONG_MAX;
 	struct folio **f;
+	int ret, err = 0;
 	void *e;
-	int ret = 0;
 
 	if (!ai->unit || xa_empty(&ai->tags))
 		return 0;
@@ -1051,12 +1170,15 @@ static int write_tagged(struct inode *inode, struct writeback_control *wbc)
 			__sb_writers_release(lower_sb(inode), SB_FREEZE_WRITE);
 		else
 			sb_end_write(lower_sb(inode));
-		if (ret < 0)
-			break;
-		ret = 0;
+		/* It stays dirty and tagged, for the next writeback. */
+		if (ret < 0 && !err && wbc->sync_mode != WB_SYNC_NONE) {
+			err = ret;
+			/* For syncfs too, which writeback's result skips. */
+			mapping_set_error(inode->i_mapping, err);
+		}
 	}
 	kfree(f);
-	return ret;
+	return err;
 }
 
 /* A plain folio: through the lower file (tagged units are not ours here). */
