@@ -65,7 +65,7 @@ unit: $(UNIT_TESTS) build/tools/awctl
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done; \
 	for t in $(UNIT_SCRIPTS); do echo "== $$t"; sh $$t build/tools/awctl; done
 
-build/tools/%: tests/tools/%.c tests/tools/stamp.h
+build/tools/%: tests/tools/%.c tests/tools/stamp.h tests/tools/pagever.h
 	@mkdir -p build/tools
 	$(HOSTCC) $(CFLAGS_HOST) -pthread -o $@ $<
 

@@ -30,6 +30,9 @@ struct awfs_sb {
 	 * the last cache flush covered.
 	 */
 	atomic64_t written, flushed;
+	/* The lower super block's write-back errors we have passed on. */
+	errseq_t lower_err;
+	spinlock_t lower_err_lock;
 };
 
 struct awfs_inode {
@@ -42,6 +45,9 @@ struct awfs_inode {
 	bool warned;			/* said once why not */
 	bool align_init;		/* unit read from the lower file */
 	struct xarray tags;		/* unit index -> physical block + 1 */
+	/* Our cursor on the lower file's write-back errors. */
+	errseq_t lower_err;
+	spinlock_t lower_err_lock;
 };
 
 struct awfs_dentry {

@@ -67,10 +67,12 @@ static int open_lfile(struct inode *inode, struct dentry *dentry)
 	f = dentry_open(lp, O_RDWR | O_LARGEFILE, isb(inode)->cred);
 	if (IS_ERR(f))	/* a read-only lower: reads only */
 		f = dentry_open(lp, O_RDONLY | O_LARGEFILE, isb(inode)->cred);
-	if (IS_ERR(f))
+	if (IS_ERR(f)) {
 		ret = PTR_ERR(f);
-	else
-		ai->lfile = f;
+		goto out;
+	}
+	ai->lower_err = errseq_sample(&f->f_mapping->wb_err);
+	ai->lfile = f;
 out:
 	mutex_unlock(&ai->lfile_lock);
 	return ret;
@@ -172,6 +174,35 @@ out:
 	return ret;
 }
 
+/*
+ * Bring the lower file's write-back errors to our mapping, where each of
+ * our file descriptions sees each error once, as on any file system. All
+ * of ours share one lower file description, whose own cursor the first
+ * fsync (or a lower O_DSYNC write) would consume: we keep our own. Not on
+ * our super block: awfs_sync_fs() brings the lower one's there.
+ */
+static void lower_errors(struct inode *inode)
+{
+	struct awfs_inode *ai = AWFS_I(inode);
+	struct address_space *lm = ai->lfile->f_mapping;
+	int err;
+
+	spin_lock(&ai->lower_err_lock);
+	err = errseq_check_and_advance(&lm->wb_err, &ai->lower_err);
+	/* Before the unlock: a racing fsync finds it on ours. */
+	filemap_set_wb_err(inode->i_mapping, err);
+	spin_unlock(&ai->lower_err_lock);
+}
+
+static int lower_fsync(struct inode *inode, loff_t start, loff_t end,
+		       int datasync)
+{
+	int ret = vfs_fsync_range(AWFS_I(inode)->lfile, start, end, datasync);
+
+	lower_errors(inode);
+	return ret;
+}
+
 /* Fill what is not written in [@off, @off + @len) with zeros and sync it. */
 static int make_written(struct inode *inode, loff_t off, u32 len)
 {
@@ -200,7 +231,7 @@ static int make_written(struct inode *inode, loff_t off, u32 len)
 		if (n < 0)
 			return n;
 	}
-	return vfs_fsync_range(ai->lfile, off, end - 1, 1);
+	return lower_fsync(inode, off, end - 1, 1);
 }
 
 /*
@@ -594,6 +625,21 @@ static int lower_forget(struct inode *inode, loff_t off, loff_t len,
 	return ret;
 }
 
+/*
+ * Before an atomic write of a range: a lower folio that stays would keep
+ * the range's old data, so the write must not go ahead.
+ */
+static int lower_forget_before(struct inode *inode, loff_t off, loff_t len)
+{
+	int ret = lower_forget(inode, off, len, true);
+
+	if (ret != -EBUSY)
+		return ret;
+	pr_warn_ratelimited("awfs: inode %lu: the lower file's cache of bytes %lld-%lld stays dirty (written below awfs?)\n",
+			    inode->i_ino, off, off + len - 1);
+	return -EIO;
+}
+
 /* Copy @len bytes from @from to the lower folio cached at @pos, if any. */
 static void lower_refresh_one(struct address_space *lm, loff_t pos,
 			      const void *from, size_t len)
@@ -656,9 +702,7 @@ static int direct_unit(struct inode *inode, loff_t off, struct awfs_bounce *b,
 	if (ret)
 		return ret;
 	awfs_drop_tags(inode, off, off + len);
-	ret = lower_forget(inode, off, len, true);
-	if (ret == -EBUSY)
-		ret = -EIO;
+	ret = lower_forget_before(inode, off, len);
 	if (ret)
 		return ret;
 	bio = bio_alloc(isb(inode)->bdev, b->n, REQ_OP_WRITE | REQ_SYNC,
@@ -1106,12 +1150,7 @@ static int write_tagged_unit(struct inode *inode, unsigned long u,
 			goto skip;
 		folio_wait_writeback(f[i]);
 	}
-	ret = lower_forget(inode, (loff_t)u * ai->unit, ai->unit, true);
-	if (ret == -EBUSY) {
-		pr_warn_ratelimited("awfs: inode %lu: the lower file's cache of unit %lu stays dirty (read below awfs?)\n",
-				    inode->i_ino, u);
-		ret = -EIO;
-	}
+	ret = lower_forget_before(inode, (loff_t)u * ai->unit, ai->unit);
 	if (ret) {
 		unlock_folios(f, n);
 		kfree(wb);
@@ -1302,16 +1341,17 @@ static int awfs_fsync(struct file *file, loff_t start, loff_t end,
 		      int datasync)
 {
 	struct inode *inode = file_inode(file);
-	struct awfs_inode *ai = AWFS_I(inode);
 	struct awfs_sb *s = isb(inode);
-	int ret;
+	int ret, err;
 
 	ret = file_write_and_wait_range(file, start, end);
 	if (ret)
 		return ret;
-	ret = vfs_fsync_range(ai->lfile, start, end, datasync);
+	ret = lower_fsync(inode, start, end, datasync);
+	/* The lower write-back errors, now on our mapping, as ours. */
+	err = file_check_and_advance_wb_err(file);
 	/* Our atomic writes went around the lower file system. */
-	return ret ?: awfs_flush_written(s);
+	return err ?: ret ?: awfs_flush_written(s);
 }
 
 static long awfs_fallocate(struct file *file, int mode, loff_t off,

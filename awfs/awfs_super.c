@@ -34,6 +34,7 @@ static struct inode *awfs_alloc_inode(struct super_block *sb)
 	ai->capable = false;
 	ai->warned = false;
 	ai->align_init = false;
+	ai->lower_err = 0;
 	xa_init(&ai->tags);
 	return &ai->vfs;
 }
@@ -103,19 +104,27 @@ int awfs_flush_written(struct awfs_sb *s)
 /*
  * The lower file system syncs what went through it (XFS's sync_fs only
  * forces its log, which flushes nothing when the log is clean); then the
- * flush of what went around it.
+ * flush of what went around it. syncfs() reports the write-back errors
+ * recorded on our super block: bring the lower one's there.
  */
 static int awfs_sync_fs(struct super_block *sb, int wait)
 {
-	struct super_block *lsb = AWFS_SB(sb)->lower.mnt->mnt_sb;
-	int ret;
+	struct awfs_sb *s = AWFS_SB(sb);
+	struct super_block *lsb = s->lower.mnt->mnt_sb;
+	int ret, err;
 
 	if (!wait)
 		return 0;
 	down_read(&lsb->s_umount);
 	ret = sync_filesystem(lsb);
 	up_read(&lsb->s_umount);
-	return ret ?: awfs_flush_written(AWFS_SB(sb));
+	spin_lock(&s->lower_err_lock);
+	err = errseq_check_and_advance(&lsb->s_wb_err, &s->lower_err);
+	/* Before the unlock: a racing syncfs finds it on ours. */
+	if (err)
+		errseq_set(&sb->s_wb_err, err);
+	spin_unlock(&s->lower_err_lock);
+	return ret ?: awfs_flush_written(s);
 }
 
 static const struct super_operations awfs_sops = {
@@ -216,6 +225,7 @@ static int awfs_fill_super(struct super_block *sb, void *data, int silent)
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;
+	spin_lock_init(&s->lower_err_lock);
 	sb->s_fs_info = s;
 	ret = parse_options(s, m->opts);
 	if (ret)
@@ -235,6 +245,7 @@ static int awfs_fill_super(struct super_block *sb, void *data, int silent)
 	if (ret)
 		return ret;
 	lsb = s->lower.mnt->mnt_sb;
+	s->lower_err = errseq_sample(&lsb->s_wb_err);
 	/*
 	 * A tagged unit's pages go to the disk as one atomic write: nobody may
 	 * change them while it is under way (writers and page_mkwrite wait).
@@ -305,6 +316,7 @@ static void awfs_inode_once(void *p)
 
 	inode_init_once(&ai->vfs);
 	mutex_init(&ai->lfile_lock);
+	spin_lock_init(&ai->lower_err_lock);
 }
 
 static int __init awfs_init(void)

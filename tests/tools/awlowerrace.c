@@ -28,37 +28,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "pagever.h"
+
 #define UNIT	8192
-#define PG	4096
 #define PAGES	(UNIT / PG)
 
 static int fd, lfd;
 static long rounds;
 static atomic_int done;
 static atomic_long neighbour, stale, cached;
-
-static void fill(unsigned char *buf, size_t len, uint64_t v)
-{
-	size_t p;
-
-	for (p = 0; p < len; p += PG) {
-		memset(buf + p, (int)(v & 0xff), PG);
-		memcpy(buf + p, &v, sizeof(v));
-	}
-}
-
-/* The version of a page, or -1 when the page is not whole itself. */
-static int64_t version(const unsigned char *pg)
-{
-	uint64_t v;
-	int i;
-
-	memcpy(&v, pg, sizeof(v));
-	for (i = sizeof(v); i < PG; i++)
-		if (pg[i] != (v & 0xff))
-			return -1;
-	return (int64_t)v;
-}
 
 static void die(const char *what)
 {
@@ -72,14 +50,14 @@ static int check(const char *where, const unsigned char *buf, int64_t want)
 	int p;
 
 	for (p = 0; p < PAGES; p++)
-		if (version(buf + p * PG) != want)
+		if (pv_version(buf + p * PG) != want)
 			break;
 	if (p == PAGES)
 		return 1;
 	if (atomic_fetch_add(&stale, 1) < 3)
 		printf("%s: want version %lld, pages hold %lld %lld\n", where,
-		       (long long)want, (long long)version(buf),
-		       (long long)version(buf + PG));
+		       (long long)want, (long long)pv_version(buf),
+		       (long long)pv_version(buf + PG));
 	return 0;
 }
 
@@ -108,7 +86,7 @@ static void *unit_writer(void *arg)
 	if (map == MAP_FAILED)
 		die("awlowerrace: mmap");
 	for (r = 1; r <= rounds; r++) {
-		fill(buf, UNIT, (uint64_t)r);
+		pv_fill(buf, UNIT, (uint64_t)r);
 		if (pwrite(fd, buf, UNIT, UNIT) != UNIT)
 			die("awlowerrace: pwrite unit");
 		if (fdatasync(fd))
@@ -147,7 +125,7 @@ static void *neighbour_writer(void *arg)
 			die("awlowerrace: fadvise");
 		if (pread(fd, pg, PG, 0) != PG)
 			die("awlowerrace: pread neighbour");
-		fill(pg, PG, 1000000 + atomic_fetch_add(&neighbour, 1));
+		pv_fill(pg, PG, 1000000 + atomic_fetch_add(&neighbour, 1));
 		if (pwrite(fd, pg, PG, 0) != PG)
 			die("awlowerrace: pwrite neighbour");
 		if (sync_file_range(fd, 0, PG, SYNC_FILE_RANGE_WAIT_BEFORE |
@@ -172,7 +150,7 @@ int main(int argc, char **argv)
 	fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		die("awlowerrace: open");
-	fill(buf, sizeof(buf), 0);
+	pv_fill(buf, sizeof(buf), 0);
 	if (pwrite(fd, buf, sizeof(buf), 0) != sizeof(buf) || fsync(fd))
 		die("awlowerrace: first write");
 	lfd = open(argv[2], O_RDONLY);

@@ -24,8 +24,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pagever.h"
+
 #define UNIT	16384
-#define PG	4096
 #define PAGES	(UNIT / PG)
 
 static int fd, dfd;
@@ -34,29 +35,6 @@ static long rounds;
 static atomic_int done;
 static atomic_long reads, torn, seen;
 
-static void fill(unsigned char *buf, uint64_t v)
-{
-	int p;
-
-	for (p = 0; p < PAGES; p++) {
-		memset(buf + p * PG, (int)(v & 0xff), PG);
-		memcpy(buf + p * PG, &v, sizeof(v));
-	}
-}
-
-/* The version of a page, or -1 when the page is not whole itself. */
-static int64_t version(const unsigned char *pg)
-{
-	uint64_t v;
-	int i;
-
-	memcpy(&v, pg, sizeof(v));
-	for (i = sizeof(v); i < PG; i++)
-		if (pg[i] != (v & 0xff))
-			return -1;
-	return (int64_t)v;
-}
-
 static void *writer(void *arg)
 {
 	static unsigned char buf[UNIT] __attribute__((aligned(PG)));
@@ -64,7 +42,7 @@ static void *writer(void *arg)
 
 	(void)arg;
 	for (r = 1; r <= rounds; r++) {
-		fill(buf, (uint64_t)r);
+		pv_fill(buf, UNIT, (uint64_t)r);
 		if (pwrite(fd, buf, UNIT, 0) != UNIT) {
 			perror("awstable: pwrite");
 			exit(2);
@@ -101,7 +79,7 @@ static void *reader(void *arg)
 		}
 		atomic_fetch_add(&reads, 1);
 		for (p = 0; p < PAGES; p++)
-			v[p] = version(buf + p * PG);
+			v[p] = pv_version(buf + p * PG);
 		for (p = 1; p < PAGES; p++)
 			if (v[p] != v[0] || v[p] < 0)
 				break;
@@ -137,7 +115,7 @@ int main(int argc, char **argv)
 		perror("awstable: open");
 		return 2;
 	}
-	fill(buf, 0);
+	pv_fill(buf, UNIT, 0);
 	if (pwrite(fd, buf, UNIT, 0) != UNIT || fsync(fd)) {
 		perror("awstable: first write");
 		return 2;
