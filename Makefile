@@ -5,8 +5,8 @@ KVERS := $(KVER)
 else
 KVERS = $(shell sh tests/qemu/kernels.sh)
 endif
-MODULE_DIRS := awscsi awblk awnvme awfs
-MODULE_SRC := Kbuild include $(MODULE_DIRS)
+MODULE_DIRS := awscsi awblk engines awfs
+MODULE_SRC := Kbuild include compat $(MODULE_DIRS)
 HOSTCC ?= gcc
 CFLAGS_HOST := -O2 -g -Wall -Wextra -Werror -Iinclude -Iawscsi
 UNIT_TESTS := $(patsubst tests/unit/%.c,build/unit/%,$(wildcard tests/unit/test_*.c))
@@ -46,17 +46,19 @@ modules:
 			>build/$$k/build.log 2>&1 || { cat build/$$k/build.log; exit 1; }; \
 		if grep -iE 'warning:|error:' build/$$k/build.log; then \
 			echo "build for $$k has compiler warnings"; exit 1; fi; \
-		ls build/$$k/*/*.ko; \
+		ls build/$$k/*/*.ko build/$$k/engines/*/*.ko; \
 	done
 
-PURE_SRC := awscsi/awscsi_logic.c awscsi/awscsi_vpd.c awblk/awblk_logic.c \
-	awnvme/awnvme_id.c awblk/awsw_format.c awfs/awfs_logic.c
-PURE_HDR := awscsi/awscsi_logic.h awscsi/awscsi_vpd.h awblk/awblk_logic.h \
-	awnvme/awnvme_id.h awblk/awsw_format.h awfs/awfs_logic.h include/aw_pure.h
+PURE_SRC := awscsi/awscsi_logic.c engines/scsi/scsi_vpd.c awblk/awblk_logic.c \
+	engines/nvme/nvme_identify.c engines/sw/sw_format.c awfs/awfs_logic.c
+PURE_HDR := awscsi/awscsi_logic.h engines/scsi/scsi_vpd.h awblk/awblk_logic.h \
+	engines/nvme/nvme_identify.h engines/sw/sw_format.h awfs/awfs_logic.h \
+	include/aw_pure.h
 
 build/unit/%: tests/unit/%.c tests/unit/check.h $(PURE_SRC) $(PURE_HDR)
 	@mkdir -p build/unit
-	$(HOSTCC) $(CFLAGS_HOST) -Iawblk -Iawnvme -Iawfs -o $@ $< $(PURE_SRC)
+	$(HOSTCC) $(CFLAGS_HOST) -Iawblk -Iengines/scsi -Iengines/nvme \
+		-Iengines/sw -Iawfs -o $@ $< $(PURE_SRC)
 
 # Host tests of tools too: awctl format on image files.
 UNIT_SCRIPTS := $(wildcard tests/unit/test_*.sh)

@@ -27,10 +27,9 @@
 #include <linux/pagemap.h>
 
 #include "uapi/awkit.h"
-#include "awblk_engine.h"
-#include "awblk_api.h"
+#include "awblk.h"
 #include "awblk_logic.h"
-#include "awsw_format.h"
+#include "sw_format.h"
 
 #define AWBLK_MAX_DEVICES	256
 

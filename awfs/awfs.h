@@ -14,7 +14,7 @@
 #include <linux/fs.h>
 #include <linux/xarray.h>
 #include <linux/mutex.h>
-#include "aw_compat.h"
+#include "compat.h"
 #include "uapi/awfs.h"
 
 struct awfs_sb {

@@ -36,7 +36,7 @@
 #include "awfs.h"
 #include "awfs_logic.h"
 #include "awblk_logic.h"
-#include "awblk_api.h"
+#include "awblk.h"
 
 #define AWFS_XATTR	"trusted.awfs.align"
 

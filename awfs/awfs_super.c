@@ -18,7 +18,7 @@
 #include <linux/file.h>
 #include "awfs.h"
 #include "awfs_logic.h"
-#include "awblk_api.h"
+#include "awblk.h"
 
 static struct kmem_cache *awfs_inode_cache;
 

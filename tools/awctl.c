@@ -4,7 +4,7 @@
  * test writes, and format a device for the software engine. Talks to
  * /dev/awblk-control and /dev/awblkN through libaw and the uapi header;
  * reads /sys/block/awblkN/ for the list; writes the software engine's
- * superblock with awblk/awsw_format.c, the code the kernel reads it with.
+ * superblock with engines/sw/sw_format.c, the code the kernel reads it with.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -27,7 +27,7 @@
 
 #include "libaw.h"
 #include "nvme_id.h"
-#include "awsw_format.h"	/* defines ARRAY_SIZE too */
+#include "sw_format.h"	/* defines ARRAY_SIZE too */
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

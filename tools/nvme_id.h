@@ -2,7 +2,7 @@
 /*
  * Identify data of an NVMe namespace from user space, through the NVMe
  * driver's passthrough ioctls, as nvme-cli's `nvme id-ctrl` and `nvme id-ns`
- * fetch it. Parse the result with awnvme/awnvme_id.h.
+ * fetch it. Parse the result with engines/nvme/nvme_identify.h.
  */
 #ifndef AW_NVME_ID_H
 #define AW_NVME_ID_H

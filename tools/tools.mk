@@ -43,13 +43,13 @@ build/lib/aw.pc: tools/aw.pc.in tools/tools.mk
 	$(call aw_pc,$<) >$@
 
 # awctl carries libaw in it: nothing to find at run time. It also links
-# awblk/awsw_format.c, the code the kernel reads its superblocks with.
+# engines/sw/sw_format.c, the code the kernel reads its superblocks with.
 build/tools/awctl: tools/awctl.c tools/nvme_id.c tools/nvme_id.h tools/libaw.h \
-		awblk/awsw_format.c awblk/awsw_format.h include/aw_pure.h \
+		engines/sw/sw_format.c engines/sw/sw_format.h include/aw_pure.h \
 		$(AW_UAPI) build/lib/libaw.a
 	@mkdir -p build/tools
-	$(HOSTCC) $(AW_CFLAGS) -Iinclude -Iawblk -o $@ $< tools/nvme_id.c \
-		awblk/awsw_format.c build/lib/libaw.a
+	$(HOSTCC) $(AW_CFLAGS) -Iinclude -Iengines/sw -o $@ $< tools/nvme_id.c \
+		engines/sw/sw_format.c build/lib/libaw.a
 
 build/tools/awfuzz: tests/tools/awfuzz.c $(AW_UAPI)
 	@mkdir -p build/tools

@@ -3,7 +3,7 @@
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
 aw_load_scsi || fail "sd_mod/sg"
 aw_insmod awblk || fail "insmod awblk"
-insmod $AW_MOD/awscsi/awscsi_engine.ko || fail "insmod awscsi_engine"
+insmod $AW_MOD/engines/scsi/awscsi_engine.ko || fail "insmod awscsi_engine"
 aw_insmod awscsi dev_size_mb=32 sector_size=512 physblk_exp=5 atomic_wr=1 atomic_wr_max_length=128 atomic_wr_align=32 atomic_wr_gran=32 || fail insmod
 disk=$(aw_disks awscsi) || fail "no disk"
 python3 - /dev/$disk <<'PYEOF' || fail "smoke"

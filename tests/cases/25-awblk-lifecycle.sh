@@ -108,7 +108,7 @@ cat >/tmp/aw-modprobe <<MODPROBE
 #!/bin/sh
 echo "\$*" >>/tmp/aw-modprobe.log
 case "\$*" in
-*awblk-engine-scsi*) exec /sbin/insmod $AW_MOD/awscsi/awscsi_engine.ko ;;
+*awblk-engine-scsi*) exec /sbin/insmod $AW_MOD/engines/scsi/awscsi_engine.ko ;;
 esac
 exit 1
 MODPROBE

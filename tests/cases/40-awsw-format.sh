@@ -82,7 +82,7 @@ echo /bin/false >/proc/sys/kernel/modprobe
 r=$?
 echo "$mp" >/proc/sys/kernel/modprobe
 [ $r = 0 ] || exit 1
-insmod "$AW_MOD/awblk/awsw.ko" || fail "insmod awsw"
+insmod "$AW_MOD/engines/sw/awsw.ko" || fail "insmod awsw"
 who=
 
 # create picks the software engine; the device is the data area.

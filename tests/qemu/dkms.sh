@@ -14,7 +14,7 @@ fi
 [ "$cmd" = remove ] && { rm -rf "$src"; echo "dkms: awkit $ver removed"; exit 0; }
 rm -rf "$src"
 mkdir -p "$src"
-cp -r "$root/dkms.conf" "$root/Kbuild" "$root/include" "$root/awscsi" "$root/awblk" "$root/awnvme" "$root/awfs" "$src/"
+cp -r "$root/dkms.conf" "$root/Kbuild" "$root/include" "$root/compat" "$root/awscsi" "$root/awblk" "$root/engines" "$root/awfs" "$src/"
 dkms add -m awkit -v "$ver" >/dev/null
 for k in "$@"; do
 	if ! dkms build -m awkit -v "$ver" -k "$k" >/tmp/awkit-dkms.log 2>&1 ||

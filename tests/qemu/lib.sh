@@ -79,13 +79,13 @@ else:
 aw_load_awblk() {
 	aw_load_scsi && modprobe crc32c_generic &&
 	{ grep -q '^libcrc32c ' /proc/modules || insmod "$(modinfo -n libcrc32c)"; } &&
-	aw_insmod awblk && insmod "$AW_MOD/awscsi/awscsi_engine.ko" &&
-	insmod "$AW_MOD/awblk/awsw.ko"
+	aw_insmod awblk && insmod "$AW_MOD/engines/scsi/awscsi_engine.ko" &&
+	insmod "$AW_MOD/engines/sw/awsw.ko"
 }
 aw_load_awsw() { aw_load_awblk; }
 
 # Load awblk with the NVMe engine (and the SCSI one).
-aw_load_awnvme() { aw_load_awblk && aw_insmod awnvme; }
+aw_load_awnvme() { aw_load_awblk && insmod "$AW_MOD/engines/nvme/awnvme.ko"; }
 
 # aw_nvme_disks MODEL [N]: the namespaces (nvme0n1 ...) of the NVMe
 # controllers whose model starts with MODEL (QEMU: QEMU's emulated ones;

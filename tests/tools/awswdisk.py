@@ -1,4 +1,4 @@
-"""The sw engine's on-disk format (awblk/awsw_format.h) from Python, for the
+"""The sw engine's on-disk format (engines/sw/sw_format.h) from Python, for the
 guest cases: read the superblock, list the journal's records, corrupt them.
 
     awswdisk.py info LOWER            superblock fields and record count

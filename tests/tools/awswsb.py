@@ -1,4 +1,4 @@
-"""The software engine's superblock (awblk/awsw_format.h) from Python, for
+"""The software engine's superblock (engines/sw/sw_format.h) from Python, for
 tests: written from the format description, not from the C code, so the
 two check each other.
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit tests for awblk/awblk_logic.c and awscsi/awscsi_vpd.c.
+ * Host unit tests for awblk/awblk_logic.c and engines/scsi/scsi_vpd.c.
  * Plain C: each check prints one line when it fails, and the program ends
  * with "N passed, N failed" and a non-zero exit status on any failure.
  */
 #include <stdio.h>
 #include "check.h"
 #include "awblk_logic.h"
-#include "awscsi_vpd.h"
+#include "scsi_vpd.h"
 
 #define KiB 1024u
 #define MiB (1024u * 1024u)

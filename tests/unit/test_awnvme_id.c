@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit tests for awnvme/awnvme_id.c and the little-endian helpers of
+ * Host unit tests for engines/nvme/nvme_identify.c and the little-endian helpers of
  * include/aw_pure.h, over synthetic Identify data built field by field.
  * Plain C: each check prints one line when it fails, and the program ends
  * with "N passed, N failed" and a non-zero exit status on any failure.
  */
 #include <stdio.h>
 #include "check.h"
-#include "awnvme_id.h"
+#include "nvme_identify.h"
 
 #define KiB 1024u
 #define MiB (1024u * 1024u)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit tests for awblk/awsw_format.c, the software engine's on-disk
+ * Host unit tests for engines/sw/sw_format.c, the software engine's on-disk
  * format: crc32c against published vectors and a bitwise reference, the
  * superblock and journal records byte by byte (every single bit flip must
  * be caught), layouts, replay planning against a naive reference and over
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "check.h"
-#include "awsw_format.h"
+#include "sw_format.h"
 
 #define KiB 1024ull
 #define MiB (1024ull * 1024)

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * See awscsi_vpd.h. The derivation follows what Linux's sd driver does
+ * See scsi_vpd.h. The derivation follows what Linux's sd driver does
  * since 6.11, so awblk over a SCSI disk reports what sd would; beyond sd,
  * it keeps every transfer within WRITE ATOMIC(16)'s 16-bit length.
  */
-#include "awscsi_vpd.h"
+#include "scsi_vpd.h"
 
 /* Units must be multiples of granularity and alignment (a unit of 1 is). */
 static bool divides(u32 x, u64 unit_min, u64 unit_max)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * See awnvme_id.h. The derivation follows Linux's NVMe driver before 7.0
+ * See nvme_identify.h. The derivation follows Linux's NVMe driver before 7.0
  * (nvme_update_disk_info and nvme_update_atomic_write_disk_info), so awblk
  * over an NVMe namespace reports what the native driver would; the checks
  * beyond it reject data the block layer would refuse or could not express.
@@ -10,7 +10,7 @@
  * are taken in 64 bits: no input can read out of bounds, divide by zero or
  * overflow.
  */
-#include "awnvme_id.h"
+#include "nvme_identify.h"
 
 /* Identify Controller offsets (NVMe base specification). */
 #define ID_CTRL_AWUN	526

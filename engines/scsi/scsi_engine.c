@@ -22,9 +22,9 @@
 #include <scsi/scsi_common.h>
 #include <scsi/scsi_proto.h>
 
-#include "../awblk/awblk_engine.h"
+#include "awblk.h"
 #include "uapi/awkit.h"
-#include "awscsi_vpd.h"
+#include "scsi_vpd.h"
 
 struct scsi_eng {
 	struct scsi_device *sdev;

@@ -1,19 +1,32 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The awblk engine interface. An engine makes atomic writes on one kind of
- * lower device (SCSI WRITE ATOMIC(16), NVMe atomic units, awblk's software
- * journal). awblk knows no protocol: it validates every atomic write against
- * the limits the engine reported, then hands it over as one bio.
+ * What awblk offers other kernel modules.
+ *
+ * To awfs: the limits of an awblk device and atomic writes by bio, the same
+ * on every kernel (6.1 has no REQ_ATOMIC; 6.12's would work too, this is
+ * the one path for both).
+ *
+ * To engines: the engine interface. An engine makes atomic writes on one
+ * kind of lower device (SCSI WRITE ATOMIC(16), NVMe atomic units, awblk's
+ * software journal). awblk knows no protocol: it validates every atomic
+ * write against the limits the engine reported, then hands it over as one
+ * bio.
  *
  * An engine module registers itself at load and unregisters at unload; each
  * awblk device using it holds a reference on the engine's module.
  */
-#ifndef AWBLK_ENGINE_H
-#define AWBLK_ENGINE_H
+#ifndef AWBLK_H
+#define AWBLK_H
 
+#include <linux/blkdev.h>
 #include <linux/list.h>
 #include <linux/module.h>
-#include "aw_compat.h"
+#include "compat.h"
+#include "uapi/awkit.h"
+
+int awblk_bdev_limits(struct block_device *bdev, struct aw_limits *l);
+void awblk_submit_atomic(struct bio *bio);
+int awblk_submit_atomic_wait(struct bio *bio);
 
 /* What user space told AW_IOC_CREATE about the hardware (copied in). */
 struct awblk_hwinfo {
@@ -66,4 +79,4 @@ struct awblk_engine {
 int awblk_register_engine(struct awblk_engine *e);
 void awblk_unregister_engine(struct awblk_engine *e);
 
-#endif /* AWBLK_ENGINE_H */
+#endif /* AWBLK_H */

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * See awsw_format.h. Everything here reads what the disk says, so every
+ * See sw_format.h. Everything here reads what the disk says, so every
  * field is checked before it is used, sums of offsets are compared in a
  * way that cannot wrap around, and every read of a buffer is bounded by
  * the length the caller gave.
  */
-#include "awsw_format.h"
+#include "sw_format.h"
 
 /* Superblock field offsets. */
 #define SB_MAGIC		0

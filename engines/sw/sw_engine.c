@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * awsw: awblk's software engine. Atomic writes on any lower device, with a
- * journal (format: awsw_format.h).
+ * journal (format: sw_format.h).
  *
  * An atomic write moves through stages, each started by the completion of
  * the one before, so no thread waits for one:
@@ -42,8 +42,8 @@
 #include <linux/workqueue.h>
 
 #include "uapi/awkit.h"
-#include "awblk_engine.h"
-#include "awsw_format.h"
+#include "awblk.h"
+#include "sw_format.h"
 
 /* A range of the lower device, in sectors, [start, last]. */
 struct awsw_range {

@@ -18,9 +18,9 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "../awblk/awblk_engine.h"
+#include "awblk.h"
 #include "uapi/awkit.h"
-#include "awnvme_id.h"
+#include "nvme_identify.h"
 
 struct nvme_eng {
 	struct awnvme_id_info id;
