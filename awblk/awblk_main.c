@@ -8,6 +8,10 @@
  * has them, or a whole unit in untorn mode) is validated with the upstream
  * rules and handed to the engine as exactly one bio, which the engine turns
  * into one atomic command.
+ *
+ * Here: the engines, creating and removing devices, the control node and
+ * the module. The I/O paths are in awblk_io.c, the device's ioctls in
+ * awblk_ioctl.c, its sysfs files in awblk_sysfs.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,13 +26,13 @@
 #include <linux/uaccess.h>
 #include <linux/namei.h>
 #include <linux/kmod.h>
-#include <linux/sort.h>
 #include <linux/workqueue.h>
 #include <linux/pagemap.h>
 
 #include "uapi/awkit.h"
 #include "awblk.h"
 #include "awblk_logic.h"
+#include "awblk_dev.h"
 #include "sw_format.h"
 
 #define AWBLK_MAX_DEVICES	256
@@ -37,35 +41,13 @@ static char *lower;
 module_param(lower, charp, 0444);
 MODULE_PARM_DESC(lower, "create /dev/awblk0 over this block device at load");
 
-static const struct block_device_operations awblk_fops;
-
-struct awblk_dev {
-	int index;
-	struct gendisk *disk;
-	bool deleting;			/* under disk->open_mutex: opens refused */
-	bool registered;		/* freed by ->free_disk from now on */
-	struct aw_lower lower;
-	struct awblk_engine *engine;
-	void *engine_priv;
-	struct awblk_limits lim;
-	u32 untorn;
-	sector_t start;			/* of the exported part of lower */
-	u64 size;			/* bytes */
-	struct bio_set bs;
-	struct list_head list;
-	spinlock_t gather_lock;		/* deferred */
-	struct bio_list deferred;	/* gathered, for gather_work */
-	struct work_struct gather_work;
-	atomic64_t atomic_writes, atomic_bytes, untorn_units;
-	atomic64_t rejects[AWB_NREASONS];
-};
 
 static DEFINE_MUTEX(awblk_lock);	/* devices and engines */
 static LIST_HEAD(awblk_devices);
 static LIST_HEAD(awblk_engines);
 static DEFINE_IDA(awblk_ida);
 /* Writeback's gathered units go out from here: it must run under reclaim. */
-static struct workqueue_struct *awblk_wq;
+struct workqueue_struct *awblk_wq;
 static int awblk_major;
 
 static const char *const engine_names[] = {
@@ -73,7 +55,6 @@ static const char *const engine_names[] = {
 	[AW_ENGINE_SCSI] = "scsi", [AW_ENGINE_NVME] = "nvme",
 	[AW_ENGINE_SW] = "sw",
 };
-
 /* ---- engines ---- */
 
 int awblk_register_engine(struct awblk_engine *e)
@@ -235,575 +216,6 @@ static void unbind_engine(struct awblk_dev *d)
 	d->engine = NULL;
 }
 
-/* ---- I/O ---- */
-
-static void count_reject(struct awblk_dev *d, enum awblk_reject r)
-{
-	atomic64_inc(&d->rejects[r]);
-}
-
-/* One checked atomic write, already on the lower device, to the engine. */
-static void engine_atomic(struct awblk_dev *d, struct bio *bio)
-{
-	atomic64_inc(&d->atomic_writes);
-	atomic64_add(bio->bi_iter.bi_size, &d->atomic_bytes);
-	aw_bio_set_atomic(bio);
-	d->engine->submit(d->engine_priv, bio);
-}
-
-/*
- * Hand one whole atomic write to the engine, remapped to the lower device
- * like any other bio (no clone): the engine completes it.
- */
-static void submit_atomic(struct awblk_dev *d, struct bio *bio)
-{
-	bio_set_dev(bio, d->lower.bdev);
-	bio->bi_iter.bi_sector += d->start;
-	engine_atomic(d, bio);
-}
-
-/* A REQ_ATOMIC bio from above (pwritev2 with RWF_ATOMIC, where it exists). */
-static void submit_native_atomic(struct awblk_dev *d, struct bio *bio)
-{
-	enum awblk_reject r = AWB_NOSUPPORT;
-
-	if (d->engine && bio_op(bio) == REQ_OP_WRITE)
-		r = awblk_check_write(&d->lim, d->size,
-				      (u64)bio->bi_iter.bi_sector << 9,
-				      bio->bi_iter.bi_size, 1);
-	if (r != AWB_OK) {
-		count_reject(d, r);
-		bio->bi_status = errno_to_blk_status(awblk_reject_errno(r));
-		bio_endio(bio);
-		return;
-	}
-	submit_atomic(d, bio);
-}
-
-static void remap(struct awblk_dev *d, struct bio *bio)
-{
-	bio_set_dev(bio, d->lower.bdev);
-	bio->bi_iter.bi_sector += d->start;
-	if (d->engine && d->engine->submit_plain)
-		d->engine->submit_plain(d->engine_priv, bio);
-	else
-		submit_bio_noacct(bio);
-}
-
-/*
- * Untorn mode gathers the partial-unit pieces a task submits under one plug
- * (page-cache writeback sends a unit as several small bios): at unplug, a
- * run of contiguous pieces that fills a whole unit goes to the engine as one
- * atomic write; the other pieces go down as normal writes.
- */
-struct awblk_plug {
-	struct blk_plug_cb cb;
-	struct bio_list pieces;
-};
-
-struct awblk_gather {
-	unsigned int n;
-	struct bio *parts[];
-};
-
-static void gather_endio(struct bio *bio)
-{
-	struct awblk_gather *g = bio->bi_private;
-	unsigned int i;
-
-	for (i = 0; i < g->n; i++) {
-		g->parts[i]->bi_status = bio->bi_status;
-		bio_endio(g->parts[i]);
-	}
-	kfree(g);
-	bio_put(bio);
-}
-
-/* One atomic write made of @n contiguous pieces that fill a unit. */
-static bool submit_gathered(struct awblk_dev *d, struct bio **parts,
-			    unsigned int n)
-{
-	unsigned int i, vecs = 0;
-	struct awblk_gather *g;
-	struct bvec_iter it;
-	struct bio_vec bv;
-	struct bio *bio;
-	blk_opf_t opf = REQ_OP_WRITE;
-
-	for (i = 0; i < n; i++) {
-		vecs += bio_segments(parts[i]);
-		opf |= parts[i]->bi_opf & (REQ_FUA | REQ_SYNC | REQ_META |
-					   REQ_PRIO);
-	}
-	if (vecs > BIO_MAX_VECS)
-		return false;
-	g = kmalloc(struct_size(g, parts, n), GFP_NOIO);
-	bio = g ? bio_alloc(d->lower.bdev, vecs, opf, GFP_NOIO) : NULL;
-	if (!bio) {
-		kfree(g);
-		return false;
-	}
-	bio->bi_iter.bi_sector = parts[0]->bi_iter.bi_sector + d->start;
-	bio->bi_ioprio = parts[0]->bi_ioprio;
-	/* Made in a work item: charge it to the writer's cgroup, not root. */
-	bio_clone_blkg_association(bio, parts[0]);
-	for (i = 0; i < n; i++) {
-		bio_for_each_segment(bv, parts[i], it) {
-			if (bio_add_page(bio, bv.bv_page, bv.bv_len,
-					 bv.bv_offset) != bv.bv_len) {
-				bio_put(bio);
-				kfree(g);
-				return false;
-			}
-		}
-	}
-	g->n = n;
-	memcpy(g->parts, parts, n * sizeof(*parts));
-	bio->bi_private = g;
-	bio->bi_end_io = gather_endio;
-	aw_bio_set_atomic(bio);
-	atomic64_inc(&d->untorn_units);
-	atomic64_inc(&d->atomic_writes);
-	atomic64_add(bio->bi_iter.bi_size, &d->atomic_bytes);
-	d->engine->submit(d->engine_priv, bio);
-	return true;
-}
-
-static int cmp_sector(const void *a, const void *b)
-{
-	sector_t x = (*(struct bio * const *)a)->bi_iter.bi_sector;
-	sector_t y = (*(struct bio * const *)b)->bi_iter.bi_sector;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Pieces from j that exactly fill the unit starting at parts[j]. */
-static unsigned int unit_run(struct awblk_dev *d, struct bio **parts,
-			     unsigned int n, unsigned int j)
-{
-	u64 start = (u64)parts[j]->bi_iter.bi_sector << 9, end = start;
-	unsigned int k = j;
-
-	if (start % d->untorn)
-		return 0;
-	while (k < n && end < start + d->untorn &&
-	       (u64)parts[k]->bi_iter.bi_sector << 9 == end) {
-		end += parts[k]->bi_iter.bi_size;
-		k++;
-	}
-	return end == start + d->untorn ? k - j : 0;
-}
-
-static void submit_pieces(struct awblk_dev *d, struct bio_list *list)
-{
-	unsigned int n = bio_list_size(list), i = 0, run;
-	struct bio **parts = kmalloc_array(n, sizeof(*parts), GFP_NOIO);
-	struct bio *bio;
-
-	if (!parts) {
-		while ((bio = bio_list_pop(list)))
-			remap(d, bio);
-		return;
-	}
-	while ((bio = bio_list_pop(list)))
-		parts[i++] = bio;
-	sort(parts, n, sizeof(*parts), cmp_sector, NULL);
-	for (i = 0; i < n; i += run ? run : 1) {
-		run = unit_run(d, parts, n, i);
-		if (run && submit_gathered(d, parts + i, run))
-			continue;
-		run = 0;
-		remap(d, parts[i]);
-	}
-	kfree(parts);
-}
-
-static void gather_work(struct work_struct *w)
-{
-	struct awblk_dev *d = container_of(w, struct awblk_dev, gather_work);
-	struct bio_list list;
-
-	spin_lock_irq(&d->gather_lock);
-	list = d->deferred;
-	bio_list_init(&d->deferred);
-	spin_unlock_irq(&d->gather_lock);
-	submit_pieces(d, &list);
-}
-
-static void awblk_unplug(struct blk_plug_cb *cb, bool from_schedule)
-{
-	struct awblk_plug *p = container_of(cb, struct awblk_plug, cb);
-	struct awblk_dev *d = cb->data;
-
-	if (from_schedule) {
-		/* Not from inside schedule(): submitting may sleep. */
-		spin_lock_irq(&d->gather_lock);
-		bio_list_merge(&d->deferred, &p->pieces);
-		spin_unlock_irq(&d->gather_lock);
-		queue_work(awblk_wq, &d->gather_work);
-	} else {
-		submit_pieces(d, &p->pieces);
-	}
-	kfree(p);
-}
-
-static void submit_piece(struct awblk_dev *d, struct bio *bio)
-{
-	struct blk_plug_cb *cb;
-
-	if (bio->bi_opf & REQ_PREFLUSH)
-		goto direct;
-	cb = blk_check_plugged(awblk_unplug, d, sizeof(struct awblk_plug));
-	if (!cb)
-		goto direct;
-	bio_list_add(&container_of(cb, struct awblk_plug, cb)->pieces, bio);
-	return;
-direct:
-	remap(d, bio);
-}
-
-/*
- * Untorn mode: split the write exactly at unit boundaries; each whole,
- * aligned unit goes to the engine as one atomic write, partial units go down
- * as normal writes. One split per call, the rest resubmitted (it comes back
- * here once this call returns), as the block layer splits: the split before
- * it is on its way down by then (or in the plug, which a wait in the pool
- * flushes), so the pool's reserve is enough under memory pressure.
- */
-static void submit_untorn(struct awblk_dev *d, struct bio *bio)
-{
-	u64 unit = d->untorn;
-	u64 off = (u64)bio->bi_iter.bi_sector << 9;
-	u64 piece = awblk_untorn_piece(off, bio->bi_iter.bi_size, unit);
-
-	if (piece < bio->bi_iter.bi_size) {
-		struct bio *split = bio_split(bio, piece >> 9, GFP_NOIO, &d->bs);
-
-		if (IS_ERR_OR_NULL(split)) {
-			bio_io_error(bio);
-			return;
-		}
-		bio_chain(split, bio);
-		submit_bio_noacct(bio);
-		bio = split;
-	}
-	if (piece == unit && !(off % unit)) {
-		atomic64_inc(&d->untorn_units);
-		submit_atomic(d, bio);
-	} else {
-		submit_piece(d, bio);
-	}
-}
-
-static void queued_atomic_endio(struct bio *clone);
-
-static void awblk_submit_bio(struct bio *bio)
-{
-	struct awblk_dev *d = bio->bi_bdev->bd_disk->private_data;
-
-	if (aw_bio_is_atomic(bio) || bio->bi_end_io == queued_atomic_endio)
-		submit_native_atomic(d, bio);
-	else if (d->untorn && bio_op(bio) == REQ_OP_WRITE &&
-		 bio->bi_iter.bi_size)
-		submit_untorn(d, bio);
-	else
-		remap(d, bio);
-}
-
-/* A bio waited for: the ioctl's atomic writes and awfs's direct ones. */
-struct awblk_wait {
-	struct completion done;
-	blk_status_t status;
-};
-
-static void wait_endio(struct bio *bio)
-{
-	struct awblk_wait *w = bio->bi_private;
-
-	w->status = bio->bi_status;
-	complete(&w->done);
-}
-
-/* Send @bio with @submit and wait for it: its status as an errno. */
-static int submit_wait(struct awblk_dev *d, struct bio *bio,
-		       void (*submit)(struct awblk_dev *d, struct bio *bio))
-{
-	struct awblk_wait w;
-
-	init_completion(&w.done);
-	bio->bi_private = &w;
-	bio->bi_end_io = wait_endio;
-	submit(d, bio);
-	wait_for_completion_io(&w.done);
-	return blk_status_to_errno(w.status);
-}
-
-/* ---- in-kernel users (awfs): limits and atomic writes by bio ---- */
-
-static struct awblk_dev *bdev_awblk(struct block_device *bdev)
-{
-	if (bdev->bd_disk->fops != &awblk_fops || bdev_is_partition(bdev))
-		return NULL;
-	return bdev->bd_disk->private_data;
-}
-
-static void get_limits(struct awblk_dev *d, struct aw_limits *l);
-
-/**
- * awblk_bdev_limits - the atomic limits of an awblk device
- * @bdev: a block device (a file system's s_bdev, say)
- * @l: filled as AW_IOC_GET_LIMITS fills it
- *
- * Return: 0, or -ENODEV when @bdev is not a whole awblk device.
- */
-int awblk_bdev_limits(struct block_device *bdev, struct aw_limits *l)
-{
-	struct awblk_dev *d = bdev_awblk(bdev);
-
-	if (!d)
-		return -ENODEV;
-	get_limits(d, l);
-	return 0;
-}
-EXPORT_SYMBOL_GPL(awblk_bdev_limits);
-
-/* The clone's end is the mark by which awblk_submit_bio() knows it. */
-static void queued_atomic_endio(struct bio *clone)
-{
-	struct bio *bio = clone->bi_private;
-
-	bio->bi_status = clone->bi_status;
-	bio_put(clone);
-	bio_endio(bio);
-}
-
-/*
- * An atomic write from the kernel goes through submit_bio() as any other
- * bio does: it enters the queue (so a dying disk fails it), and is
- * throttled and counted for the cgroup it is associated with. Kernels
- * without REQ_ATOMIC have no flag to carry "atomic" there, so a clone
- * marked by its end_io carries the write and ends @bio.
- */
-static void queue_atomic(struct awblk_dev *d, struct bio *bio)
-{
-	struct bio *clone = bio_alloc_clone(bio->bi_bdev, bio, GFP_NOIO,
-					    &d->bs);
-
-	if (!clone) {
-		bio_io_error(bio);
-		return;
-	}
-	clone->bi_private = bio;
-	clone->bi_end_io = queued_atomic_endio;
-	submit_bio(clone);
-}
-
-/**
- * awblk_submit_atomic - submit @bio to its awblk device as one atomic write
- * @bio: a write whose bi_bdev is an awblk device (awblk_bdev_limits() said so)
- *
- * The same checks as a REQ_ATOMIC bio or the ioctl; a write that breaks the
- * limits completes with an error and writes nothing. This is the one way to
- * make an atomic write from the kernel on 6.1, which has no REQ_ATOMIC.
- */
-void awblk_submit_atomic(struct bio *bio)
-{
-	struct awblk_dev *d = bdev_awblk(bio->bi_bdev);
-
-	if (WARN_ON_ONCE(!d)) {
-		bio_io_error(bio);
-		return;
-	}
-	queue_atomic(d, bio);
-}
-EXPORT_SYMBOL_GPL(awblk_submit_atomic);
-
-/**
- * awblk_submit_atomic_wait - awblk_submit_atomic() and wait for the write
- * @bio: as for awblk_submit_atomic(); its bi_end_io and bi_private are ours
- *
- * Return: 0 or the write's error as an errno (-ENODEV: not an awblk
- * device, nothing sent).
- */
-int awblk_submit_atomic_wait(struct bio *bio)
-{
-	struct awblk_dev *d = bdev_awblk(bio->bi_bdev);
-
-	if (WARN_ON_ONCE(!d))
-		return -ENODEV;
-	return submit_wait(d, bio, queue_atomic);
-}
-EXPORT_SYMBOL_GPL(awblk_submit_atomic_wait);
-
-/* ---- ioctls on /dev/awblkN ---- */
-
-static void get_limits(struct awblk_dev *d, struct aw_limits *l)
-{
-	memset(l, 0, sizeof(*l));
-	l->unit_min = d->lim.unit_min;
-	l->unit_max = d->lim.unit_max;
-	l->max_bytes = d->lim.max_bytes;
-	l->boundary = d->lim.boundary;
-	l->segments_max = d->lim.unit_max ? 1 : 0;
-	l->engine = d->engine ? d->engine->id : AW_ENGINE_NONE;
-	l->untorn = d->untorn;
-	l->logical_block_size = bdev_logical_block_size(d->lower.bdev);
-	l->size = d->size;
-}
-
-static void free_bio_pages(struct bio *bio)
-{
-	struct bio_vec *bv;
-	struct bvec_iter_all it;
-
-	bio_for_each_segment_all(bv, bio, it)
-		__free_page(bv->bv_page);
-}
-
-static blk_opf_t ioctl_opf(const struct aw_atomic_write *w)
-{
-	return REQ_OP_WRITE | REQ_SYNC | (w->flags & AW_WRITE_FLAGS ? REQ_FUA : 0);
-}
-
-/* Copy the user's data into a new bio on the lower device; nothing written. */
-static struct bio *bio_copy_user(struct awblk_dev *d,
-				 const struct aw_atomic_write *w)
-{
-	unsigned int npages = DIV_ROUND_UP(w->len, PAGE_SIZE), i;
-	const char __user *ubuf = u64_to_user_ptr(w->buf);
-	struct bio *bio;
-
-	/* The limits keep unit_max within one bio of single pages. */
-	if (WARN_ON_ONCE(npages > BIO_MAX_VECS))
-		return ERR_PTR(-EINVAL);
-	bio = bio_alloc(d->lower.bdev, npages, ioctl_opf(w), GFP_KERNEL);
-	if (!bio)
-		return ERR_PTR(-ENOMEM);
-	bio->bi_iter.bi_sector = (w->offset >> 9) + d->start;
-	for (i = 0; i < npages; i++) {
-		unsigned int n = min_t(u64, PAGE_SIZE, w->len - (u64)i * PAGE_SIZE);
-		struct page *page = alloc_page(GFP_KERNEL);
-		int err = page ? 0 : -ENOMEM;
-
-		if (page && copy_from_user(page_address(page),
-					   ubuf + (u64)i * PAGE_SIZE, n))
-			err = -EFAULT;
-		if (!err && bio_add_page(bio, page, n, 0) != n)
-			err = -EIO;
-		if (err) {
-			if (page)
-				__free_page(page);
-			free_bio_pages(bio);
-			bio_put(bio);
-			return ERR_PTR(err);
-		}
-	}
-	return bio;
-}
-
-/*
- * Take the user's pages themselves, as direct I/O does (no copy). Only for
- * a buffer the lower device can take as it is; NULL means copy instead.
- */
-static struct bio *bio_pin_user(struct awblk_dev *d,
-				const struct aw_atomic_write *w)
-{
-	struct block_device *lower = d->lower.bdev;
-	unsigned int mask = max_t(unsigned int, bdev_dma_alignment(lower),
-				  bdev_logical_block_size(lower) - 1);
-	void __user *ubuf = u64_to_user_ptr(w->buf);
-	/* The pages the buffer spans: one more than len's when unaligned. */
-	u64 npages = DIV_ROUND_UP(offset_in_page(w->buf) + w->len, PAGE_SIZE);
-	struct iov_iter it;
-	struct bio *bio;
-
-	if ((w->buf & mask) || !access_ok(ubuf, w->len) ||
-	    npages > BIO_MAX_VECS)
-		return NULL;
-	iov_iter_ubuf(&it, ITER_SOURCE, ubuf, w->len);
-	bio = bio_alloc(lower, npages, ioctl_opf(w), GFP_KERNEL);
-	if (!bio)
-		return NULL;
-	bio->bi_iter.bi_sector = (w->offset >> 9) + d->start;
-	if (bio_iov_iter_get_pages(bio, &it) || iov_iter_count(&it)) {
-		bio_release_pages(bio, false);
-		bio_put(bio);
-		return NULL;
-	}
-	return bio;
-}
-
-static int ioctl_atomic_write(struct awblk_dev *d, struct block_device *bdev,
-			      aw_mode_t mode, void __user *argp)
-{
-	struct address_space *mapping;
-	struct aw_atomic_write w;
-	pgoff_t first, last;
-	struct bio *bio, *pinned;
-	enum awblk_reject r;
-	int i, ret;
-
-	if (copy_from_user(&w, argp, sizeof(w)))
-		return -EFAULT;
-	if (w.reserved0 || (w.flags & ~AW_WRITE_FLAGS))
-		return -EINVAL;
-	for (i = 0; i < ARRAY_SIZE(w.reserved); i++)
-		if (w.reserved[i])
-			return -EINVAL;
-	/* The same permissions as write(2): no way around them. */
-	if (!(mode & AW_MODE_WRITE))
-		return -EBADF;
-	if (bdev_read_only(bdev))
-		return -EROFS;
-	r = d->engine ? awblk_check_write(&d->lim, d->size, w.offset, w.len, 1)
-		      : AWB_NOSUPPORT;
-	if (r != AWB_OK) {
-		count_reject(d, r);
-		return awblk_reject_errno(r);
-	}
-	bio = bio_pin_user(d, &w);
-	pinned = bio;
-	if (!bio)
-		bio = bio_copy_user(d, &w);
-	if (IS_ERR(bio))
-		return PTR_ERR(bio);
-	/* Like a direct write: cached pages of the range go out first... */
-	mapping = aw_bdev_mapping(bdev);
-	first = w.offset >> PAGE_SHIFT;
-	last = (w.offset + w.len - 1) >> PAGE_SHIFT;
-	ret = filemap_write_and_wait_range(mapping, w.offset,
-					   w.offset + w.len - 1);
-	if (!ret) {
-		ret = submit_wait(d, bio, engine_atomic);
-		/* ...and are dropped after, so reads see what the device holds. */
-		invalidate_inode_pages2_range(mapping, first, last);
-	}
-	if (pinned)
-		bio_release_pages(bio, false);
-	else
-		free_bio_pages(bio);
-	bio_put(bio);
-	return ret;
-}
-
-static int awblk_ioctl(struct block_device *bdev, aw_mode_t mode,
-		       unsigned int cmd, unsigned long arg)
-{
-	struct awblk_dev *d = bdev->bd_disk->private_data;
-	void __user *argp = (void __user *)arg;
-	struct aw_limits l;
-
-	switch (cmd) {
-	case AW_IOC_GET_LIMITS:
-		get_limits(d, &l);
-		return copy_to_user(argp, &l, sizeof(l)) ? -EFAULT : 0;
-	case AW_IOC_ATOMIC_WRITE:
-		return ioctl_atomic_write(d, bdev, mode, argp);
-	default:
-		return -ENOTTY;
-	}
-}
-
 /* Called under disk->open_mutex, as awblk_remove decides. */
 static int awblk_open_disk(struct gendisk *disk)
 {
@@ -825,7 +237,7 @@ static void awblk_free_disk(struct gendisk *disk)
 		free_dev(d);
 }
 
-static const struct block_device_operations awblk_fops = {
+const struct block_device_operations awblk_fops = {
 	.owner		= THIS_MODULE,
 	.open		= awblk_open,
 	.free_disk	= awblk_free_disk,
@@ -834,146 +246,6 @@ static const struct block_device_operations awblk_fops = {
 	/* The uapi structs are laid out alike for 32-bit callers. */
 	.compat_ioctl	= blkdev_compat_ptr_ioctl,
 };
-
-/* ---- sysfs: /sys/block/awblkN/awblk/ ---- */
-
-static struct awblk_dev *dev_to_awblk(struct device *dev)
-{
-	return dev_to_disk(dev)->private_data;
-}
-
-static ssize_t engine_show(struct device *dev, struct device_attribute *a,
-			   char *buf)
-{
-	struct awblk_dev *d = dev_to_awblk(dev);
-
-	return sysfs_emit(buf, "%s\n", d->engine ? d->engine->name : "none");
-}
-static DEVICE_ATTR_RO(engine);
-
-static ssize_t lower_show(struct device *dev, struct device_attribute *a,
-			  char *buf)
-{
-	return sysfs_emit(buf, "%pg\n", dev_to_awblk(dev)->lower.bdev);
-}
-static DEVICE_ATTR_RO(lower);
-
-static ssize_t untorn_show(struct device *dev, struct device_attribute *a,
-			   char *buf)
-{
-	return sysfs_emit(buf, "%u\n", dev_to_awblk(dev)->untorn);
-}
-static DEVICE_ATTR_RO(untorn);
-
-static ssize_t counters_show(struct device *dev, struct device_attribute *a,
-			     char *buf)
-{
-	struct awblk_dev *d = dev_to_awblk(dev);
-	int i, n;
-
-	n = sysfs_emit(buf, "atomic_writes %lld\natomic_bytes %lld\nuntorn_units %lld\n",
-		       atomic64_read(&d->atomic_writes),
-		       atomic64_read(&d->atomic_bytes),
-		       atomic64_read(&d->untorn_units));
-	for (i = AWB_NOSUPPORT; i < AWB_NREASONS; i++)
-		n += sysfs_emit_at(buf, n, "rejected_%s %lld\n",
-				   awblk_reject_names[i],
-				   atomic64_read(&d->rejects[i]));
-	return n;
-}
-static DEVICE_ATTR_RO(counters);
-
-static ssize_t engine_stats_show(struct device *dev,
-				 struct device_attribute *a, char *buf)
-{
-	struct awblk_dev *d = dev_to_awblk(dev);
-
-	if (!d->engine || !d->engine->stats)
-		return 0;
-	return d->engine->stats(d->engine_priv, buf);
-}
-static DEVICE_ATTR_RO(engine_stats);
-
-static struct attribute *awblk_attrs[] = {
-	&dev_attr_engine.attr,
-	&dev_attr_lower.attr,
-	&dev_attr_untorn.attr,
-	&dev_attr_counters.attr,
-	&dev_attr_engine_stats.attr,
-	NULL,
-};
-
-static const struct attribute_group awblk_group = {
-	.name = "awblk",
-	.attrs = awblk_attrs,
-};
-
-static const struct attribute_group *awblk_groups[] = {
-	&awblk_group,
-	NULL,
-};
-
-/* ---- 6.1: the upstream atomic_write_* names in the queue directory ---- */
-
-#if !AW_NATIVE_ATOMIC
-/*
- * Files in the queue kobject are shown by the queue's own sysfs_ops, which
- * take an attribute laid out as 6.1's struct queue_sysfs_entry: the
- * attribute, then show(queue, page) and store(). The queue's queuedata
- * leads back to the device.
- */
-struct awblk_qattr {
-	struct attribute attr;
-	ssize_t (*show)(struct request_queue *q, char *page);
-	ssize_t (*store)(struct request_queue *q, const char *page, size_t n);
-};
-
-#define AWBLK_QATTR(_name, _field)					\
-static ssize_t q_##_name##_show(struct request_queue *q, char *page)	\
-{									\
-	struct awblk_dev *d = q->queuedata;				\
-									\
-	return sysfs_emit(page, "%u\n", d->lim._field);			\
-}									\
-static struct awblk_qattr q_##_name = {					\
-	.attr = { .name = "atomic_write_" #_name "_bytes", .mode = 0444 }, \
-	.show = q_##_name##_show,					\
-}
-
-AWBLK_QATTR(unit_min, unit_min);
-AWBLK_QATTR(unit_max, unit_max);
-AWBLK_QATTR(max, max_bytes);
-AWBLK_QATTR(boundary, boundary);
-
-static struct attribute *awblk_qattrs[] = {
-	&q_unit_min.attr, &q_unit_max.attr, &q_max.attr, &q_boundary.attr,
-	NULL,
-};
-
-static const struct attribute_group awblk_qgroup = {
-	.attrs = awblk_qattrs,
-};
-
-static int add_queue_attrs(struct awblk_dev *d)
-{
-	d->disk->queue->queuedata = d;
-	return sysfs_create_group(&d->disk->queue->kobj, &awblk_qgroup);
-}
-
-static void remove_queue_attrs(struct awblk_dev *d)
-{
-	sysfs_remove_group(&d->disk->queue->kobj, &awblk_qgroup);
-}
-#else
-static int add_queue_attrs(struct awblk_dev *d)
-{
-	return 0;	/* the kernel's own atomic_write_* files show them */
-}
-
-static void remove_queue_attrs(struct awblk_dev *d)
-{
-}
-#endif
 
 /* ---- create and remove ---- */
 
@@ -1113,7 +385,7 @@ static int register_disk(struct awblk_dev *d)
 	ret = bd_link_disk_holder(d->lower.bdev, d->disk);
 	if (ret)
 		goto kill;
-	ret = add_queue_attrs(d);
+	ret = awblk_add_queue_attrs(d);
 	if (ret)
 		goto unlink;
 	return 0;
@@ -1126,7 +398,7 @@ kill:
 
 static void teardown_disk(struct awblk_dev *d)
 {
-	remove_queue_attrs(d);
+	awblk_remove_queue_attrs(d);
 	bd_unlink_disk_holder(d->lower.bdev, d->disk);
 	kill_disk(d);
 }
@@ -1182,7 +454,7 @@ static struct awblk_dev *awblk_prepare(const struct aw_create *c)
 	}
 	spin_lock_init(&d->gather_lock);
 	bio_list_init(&d->deferred);
-	INIT_WORK(&d->gather_work, gather_work);
+	INIT_WORK(&d->gather_work, awblk_gather_work);
 	/* Splits are made inside ->submit_bio: a rescuer keeps them moving. */
 	ret = bioset_init(&d->bs, BIO_POOL_SIZE, 0, BIOSET_NEED_RESCUER);
 	if (ret)
