@@ -306,7 +306,7 @@ static void wait_endio(struct bio *bio)
 
 /* Send @bio with @submit and wait for it: its status as an errno. */
 int awblk_submit_wait(struct awblk_dev *d, struct bio *bio,
-		       void (*submit)(struct awblk_dev *d, struct bio *bio))
+		      void (*submit)(struct awblk_dev *d, struct bio *bio))
 {
 	struct awblk_wait w;
 
@@ -326,7 +326,6 @@ static struct awblk_dev *bdev_awblk(struct block_device *bdev)
 		return NULL;
 	return bdev->bd_disk->private_data;
 }
-
 
 /**
  * awblk_bdev_limits - the atomic limits of an awblk device

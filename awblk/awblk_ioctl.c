@@ -162,7 +162,7 @@ static int ioctl_atomic_write(struct awblk_dev *d, struct block_device *bdev,
 }
 
 int awblk_ioctl(struct block_device *bdev, aw_mode_t mode,
-		       unsigned int cmd, unsigned long arg)
+		unsigned int cmd, unsigned long arg)
 {
 	struct awblk_dev *d = bdev->bd_disk->private_data;
 	void __user *argp = (void __user *)arg;

@@ -41,7 +41,6 @@ static char *lower;
 module_param(lower, charp, 0444);
 MODULE_PARM_DESC(lower, "create /dev/awblk0 over this block device at load");
 
-
 static DEFINE_MUTEX(awblk_lock);	/* devices and engines */
 static LIST_HEAD(awblk_devices);
 static LIST_HEAD(awblk_engines);
@@ -55,6 +54,7 @@ static const char *const engine_names[] = {
 	[AW_ENGINE_SCSI] = "scsi", [AW_ENGINE_NVME] = "nvme",
 	[AW_ENGINE_SW] = "sw",
 };
+
 /* ---- engines ---- */
 
 int awblk_register_engine(struct awblk_engine *e)
