@@ -64,6 +64,11 @@ static inline struct awfs_inode *AWFS_I(struct inode *inode)
 	return container_of(inode, struct awfs_inode, vfs);
 }
 
+static inline struct awfs_sb *awfs_isb(struct inode *inode)
+{
+	return AWFS_SB(inode->i_sb);
+}
+
 static inline struct inode *awfs_lower_inode(struct inode *inode)
 {
 	return AWFS_I(inode)->lower;
@@ -111,14 +116,45 @@ static inline void awfs_note_written(struct awfs_sb *s)
 	atomic64_inc(&s->written);
 }
 
+/* awfs_dir.c */
+extern const struct file_operations awfs_dir_fops;
+
 /* awfs_file.c */
 extern const struct file_operations awfs_file_fops;
-extern const struct file_operations awfs_dir_fops;
-extern const struct address_space_operations awfs_aops;
-void awfs_init_align(struct inode *inode, struct dentry *lower);
-void awfs_drop_tags(struct inode *inode, loff_t from, loff_t to);
 int awfs_truncate(struct inode *inode, loff_t size);
+int awfs_lower_fsync(struct inode *inode, loff_t start, loff_t end,
+		     int datasync);
+ssize_t awfs_plain_write(struct kiocb *iocb, struct iov_iter *from,
+			 size_t len);
+
+/* awfs_atomic.c */
+struct awfs_bounce {		/* an atomic unit's data, a page at a time */
+	struct page **pages;
+	u32 n;
+};
+
+void awfs_init_align(struct inode *inode, struct dentry *lower);
+bool awfs_atomic_ok(struct inode *inode);
 u32 awfs_atomic_unit(struct inode *inode);
+void awfs_drop_tags(struct inode *inode, loff_t from, loff_t to);
+void awfs_file_limits(struct file *file, bool direct, struct aw_limits *l);
+void awfs_bounce_free(struct awfs_bounce *b);
+ssize_t awfs_untorn_unit(struct kiocb *iocb, struct iov_iter *from,
+			 struct awfs_bounce *b);
+ssize_t awfs_atomic_iter(struct kiocb *iocb, struct iov_iter *from);
+int awfs_ioctl_atomic_write(struct file *file, void __user *argp);
+int awfs_ioctl_get_align(struct inode *inode, void __user *argp);
+int awfs_ioctl_set_align(struct file *file, void __user *argp);
+
+/* awfs_aops.c */
+extern const struct address_space_operations awfs_aops;
+int awfs_fill_folio(struct inode *inode, struct folio *folio);
+struct folio *awfs_write_folio(struct address_space *mapping, pgoff_t index);
+void awfs_unlock_folios(struct folio **f, u32 n);
+int awfs_lower_forget(struct inode *inode, loff_t off, loff_t len,
+		      bool flush);
+int awfs_lower_forget_before(struct inode *inode, loff_t off, loff_t len);
+void awfs_lower_refresh(struct inode *inode, loff_t off, struct bio *bio);
 int awfs_wb_init(void);
 void awfs_wb_exit(void);
 
