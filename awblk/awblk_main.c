@@ -33,7 +33,6 @@
 #include "awblk.h"
 #include "awblk_logic.h"
 #include "awblk_dev.h"
-#include "sw_format.h"
 
 #define AWBLK_MAX_DEVICES	256
 
@@ -94,29 +93,157 @@ static struct awblk_engine *find_engine(unsigned int id)
 }
 
 /*
- * Does @bdev start with the software engine's superblock? Then no other
- * engine may have it: it would show the journal as data, and writes there
- * would destroy the journal.
+ * The first block of @bdev (at least a page), in pages of order *@order;
+ * NULL when it cannot be read (its I/O fails later anyway).
  */
-static int has_sw_format(struct block_device *bdev)
+static u8 *awblk_read_head(struct block_device *bdev, u32 *len,
+			   unsigned int *order)
 {
-	unsigned int len = max_t(unsigned int, bdev_logical_block_size(bdev),
-				 PAGE_SIZE);
-	struct page *p = alloc_pages(GFP_KERNEL, get_order(len));
+	struct page *p;
 	struct bio_vec bv;
 	struct bio bio;
 	int ret;
 
+	*len = max_t(u32, bdev_logical_block_size(bdev), PAGE_SIZE);
+	*order = get_order(*len);
+	p = alloc_pages(GFP_KERNEL, *order);
 	if (!p)
-		return -ENOMEM;
+		return NULL;
 	bio_init(&bio, bdev, &bv, 1, REQ_OP_READ);
-	__bio_add_page(&bio, p, len, 0);
+	__bio_add_page(&bio, p, *len, 0);
 	ret = submit_bio_wait(&bio);
-	if (!ret)
-		ret = awsw_format_at(page_address(p), len);
 	bio_uninit(&bio);
-	__free_pages(p, get_order(len));
-	return ret;
+	if (ret) {
+		__free_pages(p, *order);
+		return NULL;
+	}
+	return page_address(p);
+}
+
+/*
+ * May @e (NULL: none, a pass-through) have a device that starts with
+ * @head? One that carries the software engine's format only goes to an
+ * engine that recognises it there: any other would show the journal as
+ * data, and writes there would destroy it.
+ */
+static bool awblk_format_ok(const struct awblk_engine *e, const u8 *head,
+			    u32 len)
+{
+	if (!head || memcmp(head, AW_SW_SIGNATURE, AW_SW_SIGNATURE_LEN))
+		return true;
+	return e && e->format_at && e->format_at(head, len);
+}
+
+/* The engine @id, loaded on demand, with a reference on its module. */
+static struct awblk_engine *awblk_get_engine(unsigned int id)
+{
+	struct awblk_engine *e;
+
+	mutex_lock(&awblk_lock);
+	e = find_engine(id);
+	/*
+	 * Ask modprobe each time, as get_fs_type() does: a module installed
+	 * or made loadable since the last try counts.
+	 */
+	if (!e) {
+		mutex_unlock(&awblk_lock);
+		request_module("awblk-engine-%s", engine_names[id]);
+		mutex_lock(&awblk_lock);
+		e = find_engine(id);
+	}
+	if (e && !try_module_get(e->owner))
+		e = NULL;
+	mutex_unlock(&awblk_lock);
+	return e;
+}
+
+/*
+ * Probe @e (referenced; the reference goes with it, or is put) for @d: 0
+ * and d->engine set when it takes the device; -ENODEV when it offers
+ * nothing and was not @named; another errno when the device is its but
+ * unusable.
+ */
+static int awblk_probe_engine(struct awblk_dev *d, struct awblk_engine *e,
+			      bool named, const struct awblk_hwinfo *info,
+			      struct aw_atomic_hw *hw)
+{
+	int ret = e->probe(d->lower.bdev, info, hw, &d->engine_priv);
+
+	/* Asked for by name, an engine may offer nothing. */
+	if (!ret && (hw->unit_max || named)) {
+		d->engine = e;
+		return 0;
+	}
+	if (!ret && e->release)
+		e->release(d->engine_priv);
+	module_put(e->owner);
+	memset(hw, 0, sizeof(*hw));
+	return ret ?: -ENODEV;	/* probed, but offers nothing */
+}
+
+/* Bind engine @id (or none), asked for by name, to @d starting @head. */
+static int awblk_bind_named(struct awblk_dev *d, unsigned int id,
+			    const struct awblk_hwinfo *info,
+			    struct aw_atomic_hw *hw, const u8 *head, u32 len)
+{
+	struct awblk_engine *e = NULL;
+
+	if (id != AW_ENGINE_NONE) {
+		e = awblk_get_engine(id);
+		if (!e)
+			return -ENODEV;
+	}
+	if (!awblk_format_ok(e, head, len)) {
+		pr_info("%pg: holds the software engine's format: only --engine sw or auto may use it\n",
+			d->lower.bdev);
+		if (e)
+			module_put(e->owner);
+		return -EINVAL;
+	}
+	if (!e)
+		return 0;	/* none: a pass-through */
+	return awblk_probe_engine(d, e, true, info, hw);
+}
+
+/* Bind the first engine that claims @d, whose start is @head, or none. */
+static int awblk_bind_auto(struct awblk_dev *d, const struct awblk_hwinfo *info,
+			   struct aw_atomic_hw *hw, const u8 *head, u32 len)
+{
+	/*
+	 * The software engine first: a device that carries its format must
+	 * be used with it (the data sits past the journal), whatever else
+	 * the hardware can do.
+	 */
+	static const unsigned int order[] = {
+		AW_ENGINE_SW, AW_ENGINE_SCSI, AW_ENGINE_NVME
+	};
+	struct awblk_engine *e;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		e = awblk_get_engine(order[i]);
+		if (!e)
+			continue;
+		if (!awblk_format_ok(e, head, len)) {
+			module_put(e->owner);
+			continue;
+		}
+		ret = awblk_probe_engine(d, e, false, info, hw);
+		/* Bound, or the device is this engine's but unusable. */
+		if (ret != -ENODEV)
+			return ret;
+	}
+	/*
+	 * The software engine did not take its format (not loadable, say):
+	 * no other engine, and no pass-through, may expose the journal.
+	 */
+	if (!awblk_format_ok(NULL, head, len)) {
+		pr_info("%pg: holds the software engine's format, but the software engine is not available\n",
+			d->lower.bdev);
+		return -ENODEV;
+	}
+	return 0;	/* nothing claims the device: a plain pass-through */
 }
 
 /*
@@ -127,82 +254,19 @@ static int has_sw_format(struct block_device *bdev)
 static int bind_engine(struct awblk_dev *d, unsigned int id,
 		       const struct awblk_hwinfo *info, struct aw_atomic_hw *hw)
 {
-	/*
-	 * The software engine first: a device that carries its format must
-	 * be used with it (the data sits past the journal), whatever else
-	 * the hardware can do.
-	 */
-	static const unsigned int order[] = {
-		AW_ENGINE_SW, AW_ENGINE_SCSI, AW_ENGINE_NVME
-	};
-	bool sw_format = false;
-	unsigned int i;
-	int ret = -ENODEV;
+	unsigned int order;
+	u32 len;
+	u8 *head;
+	int ret;
 
 	memset(hw, 0, sizeof(*hw));
-	/* A disk that cannot be read here fails its I/O later. */
-	if (id != AW_ENGINE_SW)
-		sw_format = has_sw_format(d->lower.bdev) > 0;
-	if (sw_format && id != AW_ENGINE_AUTO) {
-		pr_info("%pg: holds the software engine's format: only --engine sw or auto may use it\n",
-			d->lower.bdev);
-		return -EINVAL;
-	}
-	if (id == AW_ENGINE_NONE)
-		return 0;
-	for (i = 0; i < ARRAY_SIZE(order); i++) {
-		unsigned int want = id == AW_ENGINE_AUTO ? order[i] : id;
-		struct awblk_engine *e;
-
-		/*
-		 * Auto, and the software engine did not take its format (not
-		 * loadable, say): no other engine, and no pass-through, may
-		 * expose the journal as data.
-		 */
-		if (sw_format && want != AW_ENGINE_SW) {
-			pr_info("%pg: holds the software engine's format, but the software engine is not available\n",
-				d->lower.bdev);
-			return -ENODEV;
-		}
-
-		mutex_lock(&awblk_lock);
-		e = find_engine(want);
-		/*
-		 * Ask modprobe each time, as get_fs_type() does: a module
-		 * installed or made loadable since the last try counts.
-		 */
-		if (!e) {
-			mutex_unlock(&awblk_lock);
-			request_module("awblk-engine-%s", engine_names[want]);
-			mutex_lock(&awblk_lock);
-			e = find_engine(want);
-		}
-		if (e && !try_module_get(e->owner))
-			e = NULL;
-		mutex_unlock(&awblk_lock);
-		if (e) {
-			ret = e->probe(d->lower.bdev, info, hw,
-				       &d->engine_priv);
-			/* Asked for by name, an engine may offer nothing. */
-			if (!ret && (hw->unit_max || id != AW_ENGINE_AUTO)) {
-				d->engine = e;
-				return 0;
-			}
-			if (!ret && e->release)
-				e->release(d->engine_priv);
-			module_put(e->owner);
-			if (!ret)
-				ret = -ENODEV;	/* probed, but offers nothing */
-		}
-		/* The device is this engine's, but what it was told is wrong. */
-		if (id != AW_ENGINE_AUTO || (ret && ret != -ENODEV))
-			break;
-	}
-	if (id == AW_ENGINE_AUTO && (!ret || ret == -ENODEV)) {
-		/* Nothing claims the device: a plain pass-through. */
-		memset(hw, 0, sizeof(*hw));
-		return 0;
-	}
+	head = awblk_read_head(d->lower.bdev, &len, &order);
+	if (id == AW_ENGINE_AUTO)
+		ret = awblk_bind_auto(d, info, hw, head, len);
+	else
+		ret = awblk_bind_named(d, id, info, hw, head, len);
+	if (head)
+		free_pages((unsigned long)head, order);
 	return ret;
 }
 

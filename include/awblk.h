@@ -69,10 +69,15 @@ struct awblk_engine {
 	 *   straight down; the engine submits and completes it. May not sleep
 	 *   long: it runs in the submitter's context.
 	 * - stats: "key value" lines for /sys/block/awblkN/awblk/engine_stats.
+	 * - format_at: does the lower device, whose first @len bytes are at
+	 *   @head, carry this engine's format? A device that starts with the
+	 *   awkit signature (AW_SW_SIGNATURE) binds only to an engine that
+	 *   says yes here; asked before probe.
 	 */
 	void (*geometry)(void *priv, sector_t *start, sector_t *nr);
 	void (*submit_plain)(void *priv, struct bio *bio);
 	int (*stats)(void *priv, char *buf);
+	bool (*format_at)(const u8 *head, u32 len);
 	struct list_head list;		/* awblk's, not the engine's */
 };
 

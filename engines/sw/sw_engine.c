@@ -1160,6 +1160,7 @@ static struct awblk_engine awsw_engine = {
 	.submit_plain	= awsw_submit_plain,
 	.geometry	= awsw_geometry,
 	.stats		= awsw_stats,
+	.format_at	= awsw_format_at,
 	.release	= awsw_release,
 };
 

@@ -21,6 +21,16 @@
 #define AW_ENGINE_SW		4	/* awblk's software journal */
 #define AW_ENGINE_MAX		4
 
+/*
+ * A device the software engine formatted starts with these bytes (its
+ * superblock's magic, less the version digit). awblk binds such a device
+ * only to an engine that recognises the format there, so no other engine
+ * or pass-through, even with the software engine unloadable, shows its
+ * journal as data.
+ */
+#define AW_SW_SIGNATURE		"AWKITSW"
+#define AW_SW_SIGNATURE_LEN	7
+
 /* AW_IOC_CREATE on the control node: a new /dev/awblkN over a block device. */
 struct aw_create {
 	__u32 lower_major;	/* in: the lower block device, major < 4096 */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include "check.h"
 #include "sw_format.h"
+#include "uapi/awkit.h"
 
 #define KiB 1024ull
 #define MiB (1024ull * 1024)
@@ -1042,10 +1043,27 @@ static void test_signatures(void)
 #undef FRESH
 }
 
+/* awblk knows the format only by the uapi signature: they must agree. */
+static void test_signature(void)
+{
+	u8 b[AWSW_SB_SIZE] = { 0 };
+
+	CHECK_EQ(AW_SW_SIGNATURE_LEN, AWSW_SB_MAGIC_LEN - 1);
+	CHECK_EQ(sizeof(AW_SW_SIGNATURE) - 1, AW_SW_SIGNATURE_LEN);
+	CHECK(!memcmp(AWSW_SB_MAGIC, AW_SW_SIGNATURE, AW_SW_SIGNATURE_LEN));
+	CHECK(!awsw_format_at(b, sizeof(b)));
+	memcpy(b, AW_SW_SIGNATURE "9", AWSW_SB_MAGIC_LEN);
+	CHECK(awsw_format_at(b, sizeof(b)));	/* any version */
+	CHECK(!awsw_format_at(b, AW_SW_SIGNATURE_LEN - 1));
+	b[AW_SW_SIGNATURE_LEN - 1] ^= 1;
+	CHECK(!awsw_format_at(b, sizeof(b)));
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);	/* lines out before any crash */
 	test_crc32c();
+	test_signature();
 	test_sb();
 	test_layout();
 	test_records();
