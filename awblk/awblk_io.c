@@ -35,7 +35,7 @@ void awblk_engine_atomic(struct awblk_dev *d, struct bio *bio)
  * Hand one whole atomic write to the engine, remapped to the lower device
  * like any other bio (no clone): the engine completes it.
  */
-static void submit_atomic(struct awblk_dev *d, struct bio *bio)
+static void awblk_remap_atomic(struct awblk_dev *d, struct bio *bio)
 {
 	bio_set_dev(bio, d->lower.bdev);
 	bio->bi_iter.bi_sector += d->start;
@@ -43,7 +43,7 @@ static void submit_atomic(struct awblk_dev *d, struct bio *bio)
 }
 
 /* A REQ_ATOMIC bio from above (pwritev2 with RWF_ATOMIC, where it exists). */
-static void submit_native_atomic(struct awblk_dev *d, struct bio *bio)
+static void awblk_submit_native_atomic(struct awblk_dev *d, struct bio *bio)
 {
 	enum awblk_reject r = AWB_NOSUPPORT;
 
@@ -57,10 +57,10 @@ static void submit_native_atomic(struct awblk_dev *d, struct bio *bio)
 		bio_endio(bio);
 		return;
 	}
-	submit_atomic(d, bio);
+	awblk_remap_atomic(d, bio);
 }
 
-static void remap(struct awblk_dev *d, struct bio *bio)
+static void awblk_remap(struct awblk_dev *d, struct bio *bio)
 {
 	bio_set_dev(bio, d->lower.bdev);
 	bio->bi_iter.bi_sector += d->start;
@@ -86,7 +86,7 @@ struct awblk_gather {
 	struct bio *parts[];
 };
 
-static void gather_endio(struct bio *bio)
+static void awblk_gather_endio(struct bio *bio)
 {
 	struct awblk_gather *g = bio->bi_private;
 	unsigned int i;
@@ -100,8 +100,8 @@ static void gather_endio(struct bio *bio)
 }
 
 /* One atomic write made of @n contiguous pieces that fill a unit. */
-static bool submit_gathered(struct awblk_dev *d, struct bio **parts,
-			    unsigned int n)
+static bool awblk_submit_gathered(struct awblk_dev *d, struct bio **parts,
+				  unsigned int n)
 {
 	unsigned int i, vecs = 0;
 	struct awblk_gather *g;
@@ -140,7 +140,7 @@ static bool submit_gathered(struct awblk_dev *d, struct bio **parts,
 	g->n = n;
 	memcpy(g->parts, parts, n * sizeof(*parts));
 	bio->bi_private = g;
-	bio->bi_end_io = gather_endio;
+	bio->bi_end_io = awblk_gather_endio;
 	aw_bio_set_atomic(bio);
 	atomic64_inc(&d->untorn_units);
 	atomic64_inc(&d->atomic_writes);
@@ -149,7 +149,7 @@ static bool submit_gathered(struct awblk_dev *d, struct bio **parts,
 	return true;
 }
 
-static int cmp_sector(const void *a, const void *b)
+static int awblk_cmp_sector(const void *a, const void *b)
 {
 	sector_t x = (*(struct bio * const *)a)->bi_iter.bi_sector;
 	sector_t y = (*(struct bio * const *)b)->bi_iter.bi_sector;
@@ -158,8 +158,8 @@ static int cmp_sector(const void *a, const void *b)
 }
 
 /* Pieces from j that exactly fill the unit starting at parts[j]. */
-static unsigned int unit_run(struct awblk_dev *d, struct bio **parts,
-			     unsigned int n, unsigned int j)
+static unsigned int awblk_unit_run(struct awblk_dev *d, struct bio **parts,
+				   unsigned int n, unsigned int j)
 {
 	u64 start = (u64)parts[j]->bi_iter.bi_sector << 9, end = start;
 	unsigned int k = j;
@@ -174,7 +174,7 @@ static unsigned int unit_run(struct awblk_dev *d, struct bio **parts,
 	return end == start + d->untorn ? k - j : 0;
 }
 
-static void submit_pieces(struct awblk_dev *d, struct bio_list *list)
+static void awblk_submit_pieces(struct awblk_dev *d, struct bio_list *list)
 {
 	unsigned int n = bio_list_size(list), i = 0, run;
 	struct bio **parts = kmalloc_array(n, sizeof(*parts), GFP_NOIO);
@@ -182,18 +182,18 @@ static void submit_pieces(struct awblk_dev *d, struct bio_list *list)
 
 	if (!parts) {
 		while ((bio = bio_list_pop(list)))
-			remap(d, bio);
+			awblk_remap(d, bio);
 		return;
 	}
 	while ((bio = bio_list_pop(list)))
 		parts[i++] = bio;
-	sort(parts, n, sizeof(*parts), cmp_sector, NULL);
+	sort(parts, n, sizeof(*parts), awblk_cmp_sector, NULL);
 	for (i = 0; i < n; i += run ? run : 1) {
-		run = unit_run(d, parts, n, i);
-		if (run && submit_gathered(d, parts + i, run))
+		run = awblk_unit_run(d, parts, n, i);
+		if (run && awblk_submit_gathered(d, parts + i, run))
 			continue;
 		run = 0;
-		remap(d, parts[i]);
+		awblk_remap(d, parts[i]);
 	}
 	kfree(parts);
 }
@@ -207,7 +207,7 @@ void awblk_gather_work(struct work_struct *w)
 	list = d->deferred;
 	bio_list_init(&d->deferred);
 	spin_unlock_irq(&d->gather_lock);
-	submit_pieces(d, &list);
+	awblk_submit_pieces(d, &list);
 }
 
 static void awblk_unplug(struct blk_plug_cb *cb, bool from_schedule)
@@ -222,12 +222,12 @@ static void awblk_unplug(struct blk_plug_cb *cb, bool from_schedule)
 		spin_unlock_irq(&d->gather_lock);
 		queue_work(awblk_wq, &d->gather_work);
 	} else {
-		submit_pieces(d, &p->pieces);
+		awblk_submit_pieces(d, &p->pieces);
 	}
 	kfree(p);
 }
 
-static void submit_piece(struct awblk_dev *d, struct bio *bio)
+static void awblk_submit_piece(struct awblk_dev *d, struct bio *bio)
 {
 	struct blk_plug_cb *cb;
 
@@ -239,7 +239,7 @@ static void submit_piece(struct awblk_dev *d, struct bio *bio)
 	bio_list_add(&container_of(cb, struct awblk_plug, cb)->pieces, bio);
 	return;
 direct:
-	remap(d, bio);
+	awblk_remap(d, bio);
 }
 
 /*
@@ -250,7 +250,7 @@ direct:
  * it is on its way down by then (or in the plug, which a wait in the pool
  * flushes), so the pool's reserve is enough under memory pressure.
  */
-static void submit_untorn(struct awblk_dev *d, struct bio *bio)
+static void awblk_submit_untorn(struct awblk_dev *d, struct bio *bio)
 {
 	u64 unit = d->untorn;
 	u64 off = (u64)bio->bi_iter.bi_sector << 9;
@@ -269,25 +269,25 @@ static void submit_untorn(struct awblk_dev *d, struct bio *bio)
 	}
 	if (piece == unit && !(off % unit)) {
 		atomic64_inc(&d->untorn_units);
-		submit_atomic(d, bio);
+		awblk_remap_atomic(d, bio);
 	} else {
-		submit_piece(d, bio);
+		awblk_submit_piece(d, bio);
 	}
 }
 
-static void queued_atomic_endio(struct bio *clone);
+static void awblk_queued_atomic_endio(struct bio *clone);
 
 void awblk_submit_bio(struct bio *bio)
 {
 	struct awblk_dev *d = bio->bi_bdev->bd_disk->private_data;
 
-	if (aw_bio_is_atomic(bio) || bio->bi_end_io == queued_atomic_endio)
-		submit_native_atomic(d, bio);
+	if (aw_bio_is_atomic(bio) || bio->bi_end_io == awblk_queued_atomic_endio)
+		awblk_submit_native_atomic(d, bio);
 	else if (d->untorn && bio_op(bio) == REQ_OP_WRITE &&
 		 bio->bi_iter.bi_size)
-		submit_untorn(d, bio);
+		awblk_submit_untorn(d, bio);
 	else
-		remap(d, bio);
+		awblk_remap(d, bio);
 }
 
 /* A bio waited for: the ioctl's atomic writes and awfs's direct ones. */
@@ -296,7 +296,7 @@ struct awblk_wait {
 	blk_status_t status;
 };
 
-static void wait_endio(struct bio *bio)
+static void awblk_wait_endio(struct bio *bio)
 {
 	struct awblk_wait *w = bio->bi_private;
 
@@ -312,7 +312,7 @@ int awblk_submit_wait(struct awblk_dev *d, struct bio *bio,
 
 	init_completion(&w.done);
 	bio->bi_private = &w;
-	bio->bi_end_io = wait_endio;
+	bio->bi_end_io = awblk_wait_endio;
 	submit(d, bio);
 	wait_for_completion_io(&w.done);
 	return blk_status_to_errno(w.status);
@@ -346,7 +346,7 @@ int awblk_bdev_limits(struct block_device *bdev, struct aw_limits *l)
 EXPORT_SYMBOL_GPL(awblk_bdev_limits);
 
 /* The clone's end is the mark by which awblk_submit_bio() knows it. */
-static void queued_atomic_endio(struct bio *clone)
+static void awblk_queued_atomic_endio(struct bio *clone)
 {
 	struct bio *bio = clone->bi_private;
 
@@ -362,7 +362,7 @@ static void queued_atomic_endio(struct bio *clone)
  * without REQ_ATOMIC have no flag to carry "atomic" there, so a clone
  * marked by its end_io carries the write and ends @bio.
  */
-static void queue_atomic(struct awblk_dev *d, struct bio *bio)
+static void awblk_queue_atomic(struct awblk_dev *d, struct bio *bio)
 {
 	struct bio *clone = bio_alloc_clone(bio->bi_bdev, bio, GFP_NOIO,
 					    &d->bs);
@@ -372,7 +372,7 @@ static void queue_atomic(struct awblk_dev *d, struct bio *bio)
 		return;
 	}
 	clone->bi_private = bio;
-	clone->bi_end_io = queued_atomic_endio;
+	clone->bi_end_io = awblk_queued_atomic_endio;
 	submit_bio(clone);
 }
 
@@ -392,7 +392,7 @@ void awblk_submit_atomic(struct bio *bio)
 		bio_io_error(bio);
 		return;
 	}
-	queue_atomic(d, bio);
+	awblk_queue_atomic(d, bio);
 }
 EXPORT_SYMBOL_GPL(awblk_submit_atomic);
 
@@ -409,6 +409,6 @@ int awblk_submit_atomic_wait(struct bio *bio)
 
 	if (WARN_ON_ONCE(!d))
 		return -ENODEV;
-	return awblk_submit_wait(d, bio, queue_atomic);
+	return awblk_submit_wait(d, bio, awblk_queue_atomic);
 }
 EXPORT_SYMBOL_GPL(awblk_submit_atomic_wait);

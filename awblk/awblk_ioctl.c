@@ -26,7 +26,7 @@ void awblk_get_limits(struct awblk_dev *d, struct aw_limits *l)
 	l->size = d->size;
 }
 
-static void free_bio_pages(struct bio *bio)
+static void awblk_free_bio_pages(struct bio *bio)
 {
 	struct bio_vec *bv;
 	struct bvec_iter_all it;
@@ -35,14 +35,14 @@ static void free_bio_pages(struct bio *bio)
 		__free_page(bv->bv_page);
 }
 
-static blk_opf_t ioctl_opf(const struct aw_atomic_write *w)
+static blk_opf_t awblk_ioctl_opf(const struct aw_atomic_write *w)
 {
 	return REQ_OP_WRITE | REQ_SYNC | (w->flags & AW_WRITE_FLAGS ? REQ_FUA : 0);
 }
 
 /* Copy the user's data into a new bio on the lower device; nothing written. */
-static struct bio *bio_copy_user(struct awblk_dev *d,
-				 const struct aw_atomic_write *w)
+static struct bio *awblk_bio_copy_user(struct awblk_dev *d,
+				       const struct aw_atomic_write *w)
 {
 	unsigned int npages = DIV_ROUND_UP(w->len, PAGE_SIZE), i;
 	const char __user *ubuf = u64_to_user_ptr(w->buf);
@@ -51,7 +51,7 @@ static struct bio *bio_copy_user(struct awblk_dev *d,
 	/* The limits keep unit_max within one bio of single pages. */
 	if (WARN_ON_ONCE(npages > BIO_MAX_VECS))
 		return ERR_PTR(-EINVAL);
-	bio = bio_alloc(d->lower.bdev, npages, ioctl_opf(w), GFP_KERNEL);
+	bio = bio_alloc(d->lower.bdev, npages, awblk_ioctl_opf(w), GFP_KERNEL);
 	if (!bio)
 		return ERR_PTR(-ENOMEM);
 	bio->bi_iter.bi_sector = (w->offset >> 9) + d->start;
@@ -68,7 +68,7 @@ static struct bio *bio_copy_user(struct awblk_dev *d,
 		if (err) {
 			if (page)
 				__free_page(page);
-			free_bio_pages(bio);
+			awblk_free_bio_pages(bio);
 			bio_put(bio);
 			return ERR_PTR(err);
 		}
@@ -80,8 +80,8 @@ static struct bio *bio_copy_user(struct awblk_dev *d,
  * Take the user's pages themselves, as direct I/O does (no copy). Only for
  * a buffer the lower device can take as it is; NULL means copy instead.
  */
-static struct bio *bio_pin_user(struct awblk_dev *d,
-				const struct aw_atomic_write *w)
+static struct bio *awblk_bio_pin_user(struct awblk_dev *d,
+				      const struct aw_atomic_write *w)
 {
 	struct block_device *lower = d->lower.bdev;
 	unsigned int mask = max_t(unsigned int, bdev_dma_alignment(lower),
@@ -96,7 +96,7 @@ static struct bio *bio_pin_user(struct awblk_dev *d,
 	    npages > BIO_MAX_VECS)
 		return NULL;
 	iov_iter_ubuf(&it, ITER_SOURCE, ubuf, w->len);
-	bio = bio_alloc(lower, npages, ioctl_opf(w), GFP_KERNEL);
+	bio = bio_alloc(lower, npages, awblk_ioctl_opf(w), GFP_KERNEL);
 	if (!bio)
 		return NULL;
 	bio->bi_iter.bi_sector = (w->offset >> 9) + d->start;
@@ -108,8 +108,9 @@ static struct bio *bio_pin_user(struct awblk_dev *d,
 	return bio;
 }
 
-static int ioctl_atomic_write(struct awblk_dev *d, struct block_device *bdev,
-			      aw_mode_t mode, void __user *argp)
+static int awblk_ioctl_atomic_write(struct awblk_dev *d,
+				    struct block_device *bdev,
+				    aw_mode_t mode, void __user *argp)
 {
 	struct address_space *mapping;
 	struct aw_atomic_write w;
@@ -136,10 +137,10 @@ static int ioctl_atomic_write(struct awblk_dev *d, struct block_device *bdev,
 		awblk_count_reject(d, r);
 		return awblk_reject_errno(r);
 	}
-	bio = bio_pin_user(d, &w);
+	bio = awblk_bio_pin_user(d, &w);
 	pinned = bio;
 	if (!bio)
-		bio = bio_copy_user(d, &w);
+		bio = awblk_bio_copy_user(d, &w);
 	if (IS_ERR(bio))
 		return PTR_ERR(bio);
 	/* Like a direct write: cached pages of the range go out first... */
@@ -156,7 +157,7 @@ static int ioctl_atomic_write(struct awblk_dev *d, struct block_device *bdev,
 	if (pinned)
 		bio_release_pages(bio, false);
 	else
-		free_bio_pages(bio);
+		awblk_free_bio_pages(bio);
 	bio_put(bio);
 	return ret;
 }
@@ -173,7 +174,7 @@ int awblk_ioctl(struct block_device *bdev, aw_mode_t mode,
 		awblk_get_limits(d, &l);
 		return copy_to_user(argp, &l, sizeof(l)) ? -EFAULT : 0;
 	case AW_IOC_ATOMIC_WRITE:
-		return ioctl_atomic_write(d, bdev, mode, argp);
+		return awblk_ioctl_atomic_write(d, bdev, mode, argp);
 	default:
 		return -ENOTTY;
 	}

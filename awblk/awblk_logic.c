@@ -10,7 +10,7 @@ const char *const awblk_reject_names[AWB_NREASONS] = {
 };
 
 /* The largest bio the block layer guarantees to build without a split. */
-static u64 guaranteed_bio(const struct awblk_queue *q)
+static u64 awblk_guaranteed_bio(const struct awblk_queue *q)
 {
 	u64 segs = q->max_segments < 256 ? q->max_segments : 256;
 
@@ -19,7 +19,7 @@ static u64 guaranteed_bio(const struct awblk_queue *q)
 	return 2ULL * q->lbs + (segs - 2) * q->page_size;
 }
 
-static bool hw_valid(const struct awblk_hw *hw)
+static bool awblk_hw_valid(const struct awblk_hw *hw)
 {
 	if (!aw_is_pow2(hw->unit_min) || !aw_is_pow2(hw->unit_max))
 		return false;
@@ -43,9 +43,9 @@ void awblk_derive_limits(const struct awblk_hw *hw, const struct awblk_queue *q,
 	u64 hw_bytes = (u64)q->max_hw_sectors << 9, unit_limit, align;
 
 	memset(lim, 0, sizeof(*lim));
-	if (!hw_valid(hw) || !q->lbs || hw->unit_min < q->lbs)
+	if (!awblk_hw_valid(hw) || !q->lbs || hw->unit_min < q->lbs)
 		return;
-	unit_limit = guaranteed_bio(q);
+	unit_limit = awblk_guaranteed_bio(q);
 	if (hw_bytes < unit_limit)
 		unit_limit = hw_bytes;
 	unit_limit = aw_rounddown_pow2(unit_limit);

@@ -82,7 +82,7 @@ void awblk_unregister_engine(struct awblk_engine *e)
 }
 EXPORT_SYMBOL_GPL(awblk_unregister_engine);
 
-static struct awblk_engine *find_engine(unsigned int id)
+static struct awblk_engine *awblk_find_engine(unsigned int id)
 {
 	struct awblk_engine *e;
 
@@ -140,7 +140,7 @@ static struct awblk_engine *awblk_get_engine(unsigned int id)
 	struct awblk_engine *e;
 
 	mutex_lock(&awblk_lock);
-	e = find_engine(id);
+	e = awblk_find_engine(id);
 	/*
 	 * Ask modprobe each time, as get_fs_type() does: a module installed
 	 * or made loadable since the last try counts.
@@ -149,7 +149,7 @@ static struct awblk_engine *awblk_get_engine(unsigned int id)
 		mutex_unlock(&awblk_lock);
 		request_module("awblk-engine-%s", engine_names[id]);
 		mutex_lock(&awblk_lock);
-		e = find_engine(id);
+		e = awblk_find_engine(id);
 	}
 	if (e && !try_module_get(e->owner))
 		e = NULL;
@@ -251,8 +251,8 @@ static int awblk_bind_auto(struct awblk_dev *d, const struct awblk_hwinfo *info,
  * that claims the lower device. Engines live in their own modules, loaded on
  * demand by alias. Called without awblk_lock (request_module sleeps long).
  */
-static int bind_engine(struct awblk_dev *d, unsigned int id,
-		       const struct awblk_hwinfo *info, struct aw_atomic_hw *hw)
+static int awblk_bind_engine(struct awblk_dev *d, unsigned int id,
+			     const struct awblk_hwinfo *info, struct aw_atomic_hw *hw)
 {
 	unsigned int order;
 	u32 len;
@@ -270,7 +270,7 @@ static int bind_engine(struct awblk_dev *d, unsigned int id,
 	return ret;
 }
 
-static void unbind_engine(struct awblk_dev *d)
+static void awblk_unbind_engine(struct awblk_dev *d)
 {
 	if (!d->engine)
 		return;
@@ -290,7 +290,7 @@ static int awblk_open_disk(struct gendisk *disk)
 
 AW_DEFINE_DISK_OPEN(awblk_open, awblk_open_disk)
 
-static void free_dev(struct awblk_dev *d);
+static void awblk_free_dev(struct awblk_dev *d);
 
 /* The last reference to the disk is gone: no opener can reach @d now. */
 static void awblk_free_disk(struct gendisk *disk)
@@ -298,7 +298,7 @@ static void awblk_free_disk(struct gendisk *disk)
 	struct awblk_dev *d = disk->private_data;
 
 	if (d && d->registered)
-		free_dev(d);
+		awblk_free_dev(d);
 }
 
 const struct block_device_operations awblk_fops = {
@@ -313,7 +313,7 @@ const struct block_device_operations awblk_fops = {
 
 /* ---- create and remove ---- */
 
-static struct awblk_dev *find_dev(int index)
+static struct awblk_dev *awblk_find_dev(int index)
 {
 	struct awblk_dev *d;
 
@@ -323,11 +323,11 @@ static struct awblk_dev *find_dev(int index)
 	return NULL;
 }
 
-static void free_dev(struct awblk_dev *d)
+static void awblk_free_dev(struct awblk_dev *d)
 {
 	bool registered = d->registered;
 
-	unbind_engine(d);
+	awblk_unbind_engine(d);
 	bioset_exit(&d->bs);
 	if (d->lower.bdev)
 		aw_lower_close(&d->lower, d);
@@ -342,8 +342,8 @@ static void free_dev(struct awblk_dev *d)
 		module_put(THIS_MODULE);
 }
 
-static void derive(struct awblk_dev *d, const struct aw_atomic_hw *hw,
-		   u64 cap)
+static void awblk_derive(struct awblk_dev *d, const struct aw_atomic_hw *hw,
+			 u64 cap)
 {
 	struct block_device *b = d->lower.bdev;
 	struct request_queue *q = bdev_get_queue(b);
@@ -361,7 +361,7 @@ static void derive(struct awblk_dev *d, const struct aw_atomic_hw *hw,
 }
 
 /* The part of the lower device we export: all of it, or the engine's say. */
-static void set_geometry(struct awblk_dev *d)
+static void awblk_set_geometry(struct awblk_dev *d)
 {
 	sector_t nr = bdev_nr_sectors(d->lower.bdev);
 
@@ -371,7 +371,7 @@ static void set_geometry(struct awblk_dev *d)
 	d->size = (u64)nr << SECTOR_SHIFT;
 }
 
-static int check_create(const struct aw_create *c)
+static int awblk_check_create(const struct aw_create *c)
 {
 	int i;
 
@@ -393,7 +393,7 @@ static int check_create(const struct aw_create *c)
 	return 0;
 }
 
-static int setup_disk(struct awblk_dev *d)
+static int awblk_setup_disk(struct awblk_dev *d)
 {
 	struct aw_atomic_hw hw = {
 		d->lim.unit_min, d->lim.unit_max, d->lim.max_bytes,
@@ -427,7 +427,7 @@ static int setup_disk(struct awblk_dev *d)
  * after del_gendisk, and the last put_disk (ours, or that of an open that
  * lost the race) frees @d through ->free_disk.
  */
-static void kill_disk(struct awblk_dev *d)
+static void awblk_kill_disk(struct awblk_dev *d)
 {
 	struct gendisk *disk = d->disk;
 
@@ -440,7 +440,7 @@ static void kill_disk(struct awblk_dev *d)
 }
 
 /* The disk is live and may be open: from here on ->free_disk frees @d. */
-static int register_disk(struct awblk_dev *d)
+static int awblk_register_disk(struct awblk_dev *d)
 {
 	int ret;
 
@@ -456,19 +456,20 @@ static int register_disk(struct awblk_dev *d)
 unlink:
 	bd_unlink_disk_holder(d->lower.bdev, d->disk);
 kill:
-	kill_disk(d);
+	awblk_kill_disk(d);
 	return ret;
 }
 
-static void teardown_disk(struct awblk_dev *d)
+static void awblk_teardown_disk(struct awblk_dev *d)
 {
 	awblk_remove_queue_attrs(d);
 	bd_unlink_disk_holder(d->lower.bdev, d->disk);
-	kill_disk(d);
+	awblk_kill_disk(d);
 }
 
 /* The engine's hardware facts from user space, copied in whole or not at all. */
-static int copy_hwinfo(const struct aw_create *c, struct awblk_hwinfo *info)
+static int awblk_copy_hwinfo(const struct aw_create *c,
+			     struct awblk_hwinfo *info)
 {
 	void *data;
 
@@ -486,7 +487,7 @@ static int copy_hwinfo(const struct aw_create *c, struct awblk_hwinfo *info)
 
 /*
  * A device made but not yet visible: nothing can open it, so an undo is
- * free_dev(). awblk_publish() adds the disk.
+ * awblk_free_dev(). awblk_publish() adds the disk.
  */
 static struct awblk_dev *awblk_prepare(const struct aw_create *c)
 {
@@ -494,7 +495,7 @@ static struct awblk_dev *awblk_prepare(const struct aw_create *c)
 	struct awblk_hwinfo info;
 	struct aw_atomic_hw hw;
 	struct awblk_dev *d;
-	int ret = check_create(c);
+	int ret = awblk_check_create(c);
 
 	if (ret)
 		return ERR_PTR(ret);
@@ -523,11 +524,11 @@ static struct awblk_dev *awblk_prepare(const struct aw_create *c)
 	ret = bioset_init(&d->bs, BIO_POOL_SIZE, 0, BIOSET_NEED_RESCUER);
 	if (ret)
 		goto fail;
-	ret = copy_hwinfo(c, &info);
+	ret = awblk_copy_hwinfo(c, &info);
 	if (ret)
 		goto fail;
 	info.named = c->engine != AW_ENGINE_AUTO;
-	ret = bind_engine(d, c->engine, &info, &hw);
+	ret = awblk_bind_engine(d, c->engine, &info, &hw);
 	kfree(info.data);
 	if (ret) {
 		pr_info_ratelimited("engine %s cannot drive %pg: error %d\n",
@@ -535,8 +536,8 @@ static struct awblk_dev *awblk_prepare(const struct aw_create *c)
 				    ret);
 		goto fail;
 	}
-	set_geometry(d);
-	derive(d, &hw, c->unit_max);
+	awblk_set_geometry(d);
+	awblk_derive(d, &hw, c->unit_max);
 	if (c->untorn && !awblk_untorn_ok(&d->lim, c->untorn)) {
 		pr_info("untorn unit %llu is not a power of two within the atomic limits [%u, %u] of %pg\n",
 			c->untorn, d->lim.unit_min, d->lim.unit_max,
@@ -547,19 +548,19 @@ static struct awblk_dev *awblk_prepare(const struct aw_create *c)
 	d->untorn = c->untorn;
 	return d;
 fail:
-	free_dev(d);
+	awblk_free_dev(d);
 	return ERR_PTR(ret);
 }
 
 static int awblk_publish(struct awblk_dev *d)
 {
-	int ret = setup_disk(d);
+	int ret = awblk_setup_disk(d);
 
 	if (ret) {
-		free_dev(d);
+		awblk_free_dev(d);
 		return ret;
 	}
-	ret = register_disk(d);
+	ret = awblk_register_disk(d);
 	if (ret)
 		return ret;	/* @d is ->free_disk's now */
 	pr_info("awblk%d over %pg: engine %s, atomic unit %u..%u, max %u, boundary %u, untorn %u\n",
@@ -586,7 +587,7 @@ static int awblk_create(struct aw_create *c, void __user *argp)
 		return PTR_ERR(d);
 	c->index = d->index;
 	if (argp && copy_to_user(argp, c, sizeof(*c))) {
-		free_dev(d);
+		awblk_free_dev(d);
 		return -EFAULT;
 	}
 	return awblk_publish(d);
@@ -604,7 +605,7 @@ static int awblk_remove(const struct aw_remove *r)
 		if (r->reserved[i])
 			return -EINVAL;
 	mutex_lock(&awblk_lock);
-	d = find_dev(r->index);
+	d = awblk_find_dev(r->index);
 	if (!d) {
 		mutex_unlock(&awblk_lock);
 		return -ENXIO;
@@ -621,7 +622,7 @@ static int awblk_remove(const struct aw_remove *r)
 	}
 	list_del(&d->list);
 	mutex_unlock(&awblk_lock);
-	teardown_disk(d);
+	awblk_teardown_disk(d);
 	return 0;
 }
 
@@ -671,7 +672,7 @@ static dev_t param_devt;
  * can only load once awblk is live: the device is created from a work item
  * queued when the module notifier says awblk is live.
  */
-static void create_from_param(struct work_struct *work)
+static void awblk_create_from_param(struct work_struct *work)
 {
 	struct aw_create c = {
 		.engine = AW_ENGINE_AUTO,
@@ -689,7 +690,7 @@ static void create_from_param(struct work_struct *work)
 		       ret);
 	module_put(THIS_MODULE);
 }
-static DECLARE_WORK(param_work, create_from_param);
+static DECLARE_WORK(param_work, awblk_create_from_param);
 
 static int awblk_module_event(struct notifier_block *nb, unsigned long state,
 			      void *data)

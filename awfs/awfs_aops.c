@@ -26,7 +26,7 @@ static struct workqueue_struct *awfs_wq;
 
 /* ---- reading: folios from the lower file ---- */
 
-static bool lower_cached(struct address_space *lm, pgoff_t index)
+static bool awfs_lower_cached(struct address_space *lm, pgoff_t index)
 {
 	struct folio *folio = aw_get_folio(lm, index, 0, 0);
 
@@ -44,7 +44,7 @@ static bool lower_cached(struct address_space *lm, pgoff_t index)
  * unit's old data, to be read later (and, where the lower file system has
  * no per-block dirty state, as on 6.1, written back over the unit).
  */
-static void lower_readahead(struct file *lf, pgoff_t index, u32 unit)
+static void awfs_lower_readahead(struct file *lf, pgoff_t index, u32 unit)
 {
 	struct address_space *lm = lf->f_mapping;
 	unsigned long upu = max_t(u32, unit >> PAGE_SHIFT, 1);
@@ -58,7 +58,7 @@ static void lower_readahead(struct file *lf, pgoff_t index, u32 unit)
 	last = (size - 1) >> PAGE_SHIFT;
 	if (index > last)
 		return;
-	if (!index || lower_cached(lm, index - 1))
+	if (!index || awfs_lower_cached(lm, index - 1))
 		nr = max_t(unsigned long, nr, lf->f_ra.ra_pages);
 	nr = min_t(unsigned long, nr, last - index + 1);
 	nr = min_t(unsigned long, nr, SZ_2M >> PAGE_SHIFT);
@@ -71,7 +71,7 @@ static void lower_readahead(struct file *lf, pgoff_t index, u32 unit)
  * hold an awfs folio lock here, perhaps inside a direct write to the same
  * lower file that holds i_rwsem (XFS) and faulted on a mapping of ours.
  */
-static ssize_t lower_page(struct file *lf, loff_t pos, void *to, u32 unit)
+static ssize_t awfs_lower_page(struct file *lf, loff_t pos, void *to, u32 unit)
 {
 	struct address_space *lm = lf->f_mapping;
 	pgoff_t index = pos >> PAGE_SHIFT;
@@ -80,8 +80,8 @@ static ssize_t lower_page(struct file *lf, loff_t pos, void *to, u32 unit)
 	void *from;
 	size_t n;
 
-	if (!lower_cached(lm, index))
-		lower_readahead(lf, index, unit);
+	if (!awfs_lower_cached(lm, index))
+		awfs_lower_readahead(lf, index, unit);
 	/* Held over the copy: no truncate or hole punch below meanwhile. */
 	filemap_invalidate_lock_shared(lm);
 	size = i_size_read(lm->host);
@@ -115,7 +115,7 @@ int awfs_fill_folio(struct inode *inode, struct folio *folio)
 		return -EIO;
 	kaddr = kmap_local_folio(folio, 0);
 	if (lf->f_mapping->a_ops->read_folio && !IS_DAX(file_inode(lf)))
-		n = lower_page(lf, pos, kaddr, AWFS_I(inode)->unit);
+		n = awfs_lower_page(lf, pos, kaddr, AWFS_I(inode)->unit);
 	else	/* no page cache to read from */
 		n = kernel_read(lf, kaddr, PAGE_SIZE, &pos);
 	if (n >= 0 && n < PAGE_SIZE)
@@ -191,8 +191,8 @@ int awfs_lower_forget_before(struct inode *inode, loff_t off, loff_t len)
 }
 
 /* Copy @len bytes from @from to the lower folio cached at @pos, if any. */
-static void lower_refresh_one(struct address_space *lm, loff_t pos,
-			      const void *from, size_t len)
+static void awfs_lower_refresh_one(struct address_space *lm, loff_t pos,
+				   const void *from, size_t len)
 {
 	struct folio *folio;
 	void *to;
@@ -234,7 +234,7 @@ void awfs_lower_refresh(struct inode *inode, loff_t off, struct bio *bio)
 		for (done = 0; done < fi.length; done += n, off += n) {
 			n = min_t(size_t, fi.length - done,
 				  PAGE_SIZE - offset_in_page(off));
-			lower_refresh_one(lm, off, from + done, n);
+			awfs_lower_refresh_one(lm, off, from + done, n);
 		}
 		kunmap_local(from);
 	}
@@ -249,12 +249,12 @@ struct awfs_wb {
 	loff_t off;
 };
 
-static struct super_block *lower_sb(struct inode *inode)
+static struct super_block *awfs_lower_sb(struct inode *inode)
 {
 	return awfs_isb(inode)->lower.mnt->mnt_sb;
 }
 
-static void wb_done(struct work_struct *work)
+static void awfs_wb_done(struct work_struct *work)
 {
 	struct awfs_wb *wb = container_of(work, struct awfs_wb, work);
 	int err = blk_status_to_errno(wb->bio->bi_status);
@@ -262,9 +262,9 @@ static void wb_done(struct work_struct *work)
 
 	/* Before the folios' writeback ends: an fsync waits for that. */
 	awfs_note_written(awfs_isb(wb->inode));
-	/* Taken in write_tagged(): the lower may freeze once this is done. */
-	__sb_writers_acquired(lower_sb(wb->inode), SB_FREEZE_WRITE);
-	sb_end_write(lower_sb(wb->inode));
+	/* Taken in awfs_write_tagged(): the lower may freeze once this is done. */
+	__sb_writers_acquired(awfs_lower_sb(wb->inode), SB_FREEZE_WRITE);
+	sb_end_write(awfs_lower_sb(wb->inode));
 	/* Before the folios may go: old data readahead put in the lower cache. */
 	if (awfs_lower_forget(wb->inode, wb->off, AWFS_I(wb->inode)->unit, false) &&
 	    !err)
@@ -282,15 +282,16 @@ static void wb_done(struct work_struct *work)
 	kfree(wb);
 }
 
-static void wb_endio(struct bio *bio)
+static void awfs_wb_endio(struct bio *bio)
 {
 	struct awfs_wb *wb = bio->bi_private;
 
 	queue_work(awfs_wq, &wb->work);
 }
 
-static void send_unit(struct inode *inode, struct folio **f, u32 n, u64 phys,
-		      struct writeback_control *wbc, struct awfs_wb *wb)
+static void awfs_send_unit(struct inode *inode, struct folio **f, u32 n,
+			   u64 phys,
+			   struct writeback_control *wbc, struct awfs_wb *wb)
 {
 	struct bio *bio;
 	u32 i;
@@ -300,18 +301,19 @@ static void send_unit(struct inode *inode, struct folio **f, u32 n, u64 phys,
 	bio->bi_iter.bi_sector = phys << (awfs_lower_inode(inode)->i_blkbits - 9);
 	for (i = 0; i < n; i++)
 		__bio_add_page(bio, &f[i]->page, PAGE_SIZE, 0);
-	INIT_WORK(&wb->work, wb_done);
+	INIT_WORK(&wb->work, awfs_wb_done);
 	wb->bio = bio;
 	wb->inode = inode;
 	wb->off = folio_pos(f[0]);
 	bio->bi_private = wb;
-	bio->bi_end_io = wb_endio;
+	bio->bi_end_io = awfs_wb_endio;
 	awblk_submit_atomic(bio);
 }
 
 /* Lock the folios of unit @u that are cached; false if one is missing. */
-static bool lock_unit(struct inode *inode, unsigned long u, struct folio **f,
-		      u32 n)
+static bool awfs_lock_unit(struct inode *inode, unsigned long u,
+			   struct folio **f,
+			   u32 n)
 {
 	pgoff_t first = ((loff_t)u * AWFS_I(inode)->unit) >> PAGE_SHIFT;
 	u32 i;
@@ -328,10 +330,10 @@ static bool lock_unit(struct inode *inode, unsigned long u, struct folio **f,
 
 /*
  * Write tagged unit @u as one atomic write, if it is dirty: 1 when sent
- * (wb_done() finishes it), 0 when there was nothing to send, or an error.
+ * (awfs_wb_done() finishes it), 0 when there was nothing to send, or an error.
  */
-static int write_tagged_unit(struct inode *inode, unsigned long u,
-			     struct folio **f, struct writeback_control *wbc)
+static int awfs_write_tagged_unit(struct inode *inode, unsigned long u,
+				  struct folio **f, struct writeback_control *wbc)
 {
 	struct awfs_inode *ai = AWFS_I(inode);
 	u32 n = ai->unit >> PAGE_SHIFT, i, dirty = 0;
@@ -342,7 +344,7 @@ static int write_tagged_unit(struct inode *inode, unsigned long u,
 	wb = kmalloc(sizeof(*wb), GFP_NOIO);
 	if (!wb)
 		return -ENOMEM;
-	if (!lock_unit(inode, u, f, n)) {
+	if (!awfs_lock_unit(inode, u, f, n)) {
 		/* Evicted, so clean: nothing of it is left to write. */
 		xa_erase(&ai->tags, u);
 		kfree(wb);
@@ -376,7 +378,7 @@ static int write_tagged_unit(struct inode *inode, unsigned long u,
 	xa_erase(&ai->tags, u);
 	for (i = 0; i < n; i++)
 		folio_unlock(f[i]);
-	send_unit(inode, f, n, xa_to_value(tag), wbc, wb);
+	awfs_send_unit(inode, f, n, xa_to_value(tag), wbc, wb);
 	for (i = 0; i < n; i++)
 		folio_put(f[i]);
 	wbc->nr_to_write -= n;
@@ -387,7 +389,7 @@ skip:
 	return 0;
 }
 
-static int write_tagged(struct inode *inode, struct writeback_control *wbc)
+static int awfs_write_tagged(struct inode *inode, struct writeback_control *wbc)
 {
 	struct awfs_inode *ai = AWFS_I(inode);
 	unsigned long u, first = 0, last = ULONG_MAX;
@@ -409,19 +411,19 @@ static int write_tagged(struct inode *inode, struct writeback_control *wbc)
 		/*
 		 * The unit goes to blocks of the lower file system: not while
 		 * it is frozen. Background writeback leaves it for later;
-		 * a sync waits for the thaw. wb_done() ends the protection.
+		 * a sync waits for the thaw. awfs_wb_done() ends the protection.
 		 */
 		if (wbc->sync_mode == WB_SYNC_NONE) {
-			if (!sb_start_write_trylock(lower_sb(inode)))
+			if (!sb_start_write_trylock(awfs_lower_sb(inode)))
 				break;
 		} else {
-			sb_start_write(lower_sb(inode));
+			sb_start_write(awfs_lower_sb(inode));
 		}
-		ret = write_tagged_unit(inode, u, f, wbc);
-		if (ret == 1)	/* handed to wb_done() (as AIO does) */
-			__sb_writers_release(lower_sb(inode), SB_FREEZE_WRITE);
+		ret = awfs_write_tagged_unit(inode, u, f, wbc);
+		if (ret == 1)	/* handed to awfs_wb_done() (as AIO does) */
+			__sb_writers_release(awfs_lower_sb(inode), SB_FREEZE_WRITE);
 		else
-			sb_end_write(lower_sb(inode));
+			sb_end_write(awfs_lower_sb(inode));
 		/* It stays dirty and tagged, for the next writeback. */
 		if (ret < 0 && !err && wbc->sync_mode != WB_SYNC_NONE) {
 			err = ret;
@@ -434,8 +436,8 @@ static int write_tagged(struct inode *inode, struct writeback_control *wbc)
 }
 
 /* A plain folio: through the lower file (tagged units are not ours here). */
-static int write_plain(aw_wp_arg_t *arg, struct writeback_control *wbc,
-		       void *data)
+static int awfs_write_plain(aw_wp_arg_t *arg, struct writeback_control *wbc,
+			    void *data)
 {
 	struct folio *folio = aw_wp_folio(arg);
 	struct inode *inode = folio->mapping->host;
@@ -480,11 +482,11 @@ static int awfs_writepages(struct address_space *mapping,
 	if (!AWFS_I(inode)->lfile || !(AWFS_I(inode)->lfile->f_mode & FMODE_WRITE))
 		return -EIO;
 	blk_start_plug(&plug);
-	ret = write_tagged(inode, wbc);
-	ret2 = write_cache_pages(mapping, wbc, write_plain, NULL);
+	ret = awfs_write_tagged(inode, wbc);
+	ret2 = write_cache_pages(mapping, wbc, awfs_write_plain, NULL);
 	ret = ret ?: ret2;
 	/* Units tagged while the plain pass ran (it skipped their folios). */
-	ret2 = write_tagged(inode, wbc);
+	ret2 = awfs_write_tagged(inode, wbc);
 	blk_finish_plug(&plug);
 	return ret ?: ret2;
 }

@@ -40,7 +40,7 @@ struct awfs_align_disk {
 
 /* ---- the per-file unit ("forcealign"), kept in a lower xattr ---- */
 
-static bool unit_usable(struct inode *inode, u32 unit)
+static bool awfs_unit_usable(struct inode *inode, u32 unit)
 {
 	struct awfs_sb *s = awfs_isb(inode);
 	const char *why;
@@ -65,7 +65,7 @@ void awfs_init_align(struct inode *inode, struct dentry *lower)
 	if (n == sizeof(d))
 		ai->unit = le32_to_cpu(d.flags) & AWFS_ALIGN_FORCE ?
 			   le32_to_cpu(d.unit) : 0;
-	ai->capable = ai->unit && unit_usable(inode, ai->unit);
+	ai->capable = ai->unit && awfs_unit_usable(inode, ai->unit);
 out:
 	mutex_unlock(&ai->lfile_lock);
 }
@@ -75,7 +75,7 @@ bool awfs_atomic_ok(struct inode *inode)
 	return AWFS_I(inode)->unit && AWFS_I(inode)->capable;
 }
 
-static void not_capable(struct inode *inode, const char *why)
+static void awfs_not_capable(struct inode *inode, const char *why)
 {
 	struct awfs_inode *ai = AWFS_I(inode);
 
@@ -108,7 +108,7 @@ void awfs_drop_tags(struct inode *inode, loff_t from, loff_t to)
  * and aligned to @len on the device: 1; 0 when some block is not written
  * yet (bmap says 0 for holes and unwritten extents); -EINVAL when misplaced.
  */
-static int range_phys(struct inode *inode, loff_t off, u32 len, u64 *phys)
+static int awfs_range_phys(struct inode *inode, loff_t off, u32 len, u64 *phys)
 {
 	struct inode *lower = awfs_lower_inode(inode);
 	u32 bits = lower->i_blkbits, n = max(len >> bits, 1U), i;
@@ -135,7 +135,7 @@ out:
 }
 
 /* Fill what is not written in [@off, @off + @len) with zeros and sync it. */
-static int make_written(struct inode *inode, loff_t off, u32 len)
+static int awfs_make_written(struct inode *inode, loff_t off, u32 len)
 {
 	struct awfs_inode *ai = AWFS_I(inode);
 	struct inode *lower = awfs_lower_inode(inode);
@@ -170,7 +170,7 @@ static int make_written(struct inode *inode, loff_t off, u32 len)
  * lower file system owns the bytes (it zeroes its last block's tail when
  * it writes that block back), so a unit past it would be lost.
  */
-static int cover_lower(struct inode *inode, loff_t end)
+static int awfs_cover_lower(struct inode *inode, loff_t end)
 {
 	struct file *lf = AWFS_I(inode)->lfile;
 	struct dentry *ld = lf->f_path.dentry;
@@ -193,24 +193,24 @@ static int cover_lower(struct inode *inode, loff_t end)
  * (*@phys, a block of the lower file system). -EOPNOTSUPP when the lower
  * file system put it where no atomic write can go.
  */
-static int prepare(struct inode *inode, loff_t off, u32 len, u64 *phys)
+static int awfs_prepare(struct inode *inode, loff_t off, u32 len, u64 *phys)
 {
 	int ret, tries;
 
 	if (!AWFS_I(inode)->lfile || !(AWFS_I(inode)->lfile->f_mode & FMODE_WRITE))
 		return -EBADF;
 	for (tries = 0; tries < 2; tries++) {
-		ret = range_phys(inode, off, len, phys);
+		ret = awfs_range_phys(inode, off, len, phys);
 		if (ret == 1)
-			return cover_lower(inode, off + len);
+			return awfs_cover_lower(inode, off + len);
 		if (ret == -EINVAL) {
-			not_capable(inode, "the lower file system placed a unit unaligned or in pieces");
+			awfs_not_capable(inode, "the lower file system placed a unit unaligned or in pieces");
 			return -EOPNOTSUPP;
 		}
 		if (ret < 0)
 			return ret;
 		if (!tries) {
-			ret = make_written(inode, off, len);
+			ret = awfs_make_written(inode, off, len);
 			if (ret)
 				return ret;
 		}
@@ -233,7 +233,7 @@ void awfs_bounce_free(struct awfs_bounce *b)
 	b->pages = NULL;
 }
 
-static int bounce_alloc(struct awfs_bounce *b, u32 len)
+static int awfs_bounce_alloc(struct awfs_bounce *b, u32 len)
 {
 	u32 i;
 
@@ -251,8 +251,8 @@ static int bounce_alloc(struct awfs_bounce *b, u32 len)
 	return 0;
 }
 
-static int bounce_from_user(struct awfs_bounce *b, const char __user *buf,
-			    u32 len)
+static int awfs_bounce_from_user(struct awfs_bounce *b, const char __user *buf,
+				 u32 len)
 {
 	u32 i;
 
@@ -264,8 +264,8 @@ static int bounce_from_user(struct awfs_bounce *b, const char __user *buf,
 	return 0;
 }
 
-static int bounce_from_iter(struct awfs_bounce *b, struct iov_iter *from,
-			    size_t len)
+static int awfs_bounce_from_iter(struct awfs_bounce *b, struct iov_iter *from,
+				 size_t len)
 {
 	size_t got = 0, n, want;
 	u32 i;
@@ -287,8 +287,9 @@ static int bounce_from_iter(struct awfs_bounce *b, struct iov_iter *from,
  * (in index order, as everyone here locks them), tagged with its physical
  * block, filled, dirtied; nothing changes unless all of it does.
  */
-static int cache_unit(struct inode *inode, loff_t pos, struct awfs_bounce *b,
-		      u64 phys)
+static int awfs_cache_unit(struct inode *inode, loff_t pos,
+			   struct awfs_bounce *b,
+			   u64 phys)
 {
 	struct awfs_inode *ai = AWFS_I(inode);
 	struct address_space *mapping = inode->i_mapping;
@@ -326,8 +327,9 @@ out:
 }
 
 /* An O_DIRECT atomic write: straight to the device, waited for. */
-static int direct_unit(struct inode *inode, loff_t off, struct awfs_bounce *b,
-		       u32 len, u64 phys)
+static int awfs_direct_unit(struct inode *inode, loff_t off,
+			    struct awfs_bounce *b,
+			    u32 len, u64 phys)
 {
 	struct bio *bio;
 	u32 i;
@@ -394,7 +396,7 @@ u32 awfs_atomic_unit(struct inode *inode)
 }
 
 /* What write(2) would refuse for [@off, @off + @len): append-only, limits. */
-static int write_allowed(struct file *file, loff_t off, u64 len)
+static int awfs_write_allowed(struct file *file, loff_t off, u64 len)
 {
 	struct inode *inode = file_inode(file);
 	unsigned long limit = rlimit(RLIMIT_FSIZE);
@@ -413,8 +415,9 @@ static int write_allowed(struct file *file, loff_t off, u64 len)
 }
 
 /* One atomic write's checks: the upstream rules in order, then write(2)'s. */
-static int atomic_check(struct file *file, bool direct, loff_t off, u64 len,
-			unsigned long nsegs)
+static int awfs_atomic_check(struct file *file, bool direct, loff_t off,
+			     u64 len,
+			     unsigned long nsegs)
 {
 	struct inode *inode = file_inode(file);
 	struct awblk_limits lim;
@@ -431,12 +434,12 @@ static int atomic_check(struct file *file, bool direct, loff_t off, u64 len,
 	r = awblk_check_write(&lim, inode->i_sb->s_maxbytes, off, len, nsegs);
 	if (r != AWB_OK)
 		return awblk_reject_errno(r);
-	return write_allowed(file, off, len);
+	return awfs_write_allowed(file, off, len);
 }
 
 /* Write a checked unit from @b: into the cache, or @direct to the disk. */
-static int atomic_do(struct file *file, bool direct, loff_t off, u32 len,
-		     struct awfs_bounce *b)
+static int awfs_atomic_do(struct file *file, bool direct, loff_t off, u32 len,
+			  struct awfs_bounce *b)
 {
 	struct inode *inode = file_inode(file);
 	u64 phys;
@@ -445,13 +448,13 @@ static int atomic_do(struct file *file, bool direct, loff_t off, u32 len,
 	inode_lock(inode);
 	ret = file_remove_privs(file);
 	if (!ret)
-		ret = prepare(inode, off, len, &phys);
+		ret = awfs_prepare(inode, off, len, &phys);
 	if (!ret) {
 		file_update_time(file);
 		if (direct)
-			ret = direct_unit(inode, off, b, len, phys);
+			ret = awfs_direct_unit(inode, off, b, len, phys);
 		else
-			ret = cache_unit(inode, off, b, phys);
+			ret = awfs_cache_unit(inode, off, b, phys);
 		if (!ret && direct && off + len > i_size_read(inode))
 			i_size_write(inode, off + len);
 	}
@@ -471,18 +474,18 @@ int awfs_ioctl_atomic_write(struct file *file, void __user *argp)
 	if (w.reserved0 || memchr_inv(w.reserved, 0, sizeof(w.reserved)) ||
 	    (w.flags & ~AW_WRITE_FLAGS))
 		return -EINVAL;
-	ret = atomic_check(file, direct, w.offset, w.len, 1);
+	ret = awfs_atomic_check(file, direct, w.offset, w.len, 1);
 	if (ret)
 		return ret;
-	ret = bounce_alloc(&b, w.len);
+	ret = awfs_bounce_alloc(&b, w.len);
 	if (ret)
 		return ret;
-	ret = bounce_from_user(&b, u64_to_user_ptr(w.buf), w.len);
+	ret = awfs_bounce_from_user(&b, u64_to_user_ptr(w.buf), w.len);
 	/* write(2) has this from the VFS (file_start_write); an ioctl not. */
 	if (!ret)
 		ret = mnt_want_write_file(file);
 	if (!ret) {
-		ret = atomic_do(file, direct, w.offset, w.len, &b);
+		ret = awfs_atomic_do(file, direct, w.offset, w.len, &b);
 		mnt_drop_write_file(file);
 	}
 	if (!ret && w.flags)
@@ -502,14 +505,14 @@ ssize_t awfs_atomic_iter(struct kiocb *iocb, struct iov_iter *from)
 
 	if (iocb->ki_flags & IOCB_APPEND)
 		return -EINVAL;		/* an atomic write goes where it is told */
-	ret = atomic_check(file, direct, iocb->ki_pos, len, from->nr_segs);
+	ret = awfs_atomic_check(file, direct, iocb->ki_pos, len, from->nr_segs);
 	if (ret)
 		return ret;
-	ret = bounce_alloc(&b, len);
+	ret = awfs_bounce_alloc(&b, len);
 	if (!ret)
-		ret = bounce_from_iter(&b, from, len);
+		ret = awfs_bounce_from_iter(&b, from, len);
 	if (!ret)
-		ret = atomic_do(file, direct, iocb->ki_pos, len, &b);
+		ret = awfs_atomic_do(file, direct, iocb->ki_pos, len, &b);
 	awfs_bounce_free(&b);
 	if (ret)
 		return ret;
@@ -527,19 +530,19 @@ ssize_t awfs_untorn_unit(struct kiocb *iocb, struct iov_iter *from,
 	int ret;
 
 	if (!b->pages) {
-		ret = bounce_alloc(b, unit);
+		ret = awfs_bounce_alloc(b, unit);
 		if (ret)
 			return ret;
 	}
-	ret = prepare(inode, iocb->ki_pos, unit, &phys);
+	ret = awfs_prepare(inode, iocb->ki_pos, unit, &phys);
 	if (ret == -EOPNOTSUPP)		/* said why in the log */
 		return awfs_plain_write(iocb, from, unit);
 	if (ret)
 		return ret;
-	ret = bounce_from_iter(b, from, unit);
+	ret = awfs_bounce_from_iter(b, from, unit);
 	if (ret)
 		return ret;
-	ret = cache_unit(inode, iocb->ki_pos, b, phys);
+	ret = awfs_cache_unit(inode, iocb->ki_pos, b, phys);
 	if (ret) {
 		iov_iter_revert(from, unit);
 		return ret;
@@ -561,7 +564,7 @@ int awfs_ioctl_get_align(struct inode *inode, void __user *argp)
 	return copy_to_user(argp, &a, sizeof(a)) ? -EFAULT : 0;
 }
 
-static int store_align(struct file *file, u32 flags, u32 unit)
+static int awfs_store_align(struct file *file, u32 flags, u32 unit)
 {
 	struct inode *inode = file_inode(file);
 	struct dentry *ld = AWFS_I(inode)->lfile->f_path.dentry;
@@ -620,7 +623,7 @@ int awfs_ioctl_set_align(struct file *file, void __user *argp)
 	ret = -EBUSY;	/* the unit says where data goes: only before any */
 	if (i_size_read(inode) || i_size_read(ai->lower) || ai->lower->i_blocks)
 		goto out;
-	ret = store_align(file, a.flags, a.unit);
+	ret = awfs_store_align(file, a.flags, a.unit);
 	if (ret)
 		goto out;
 	ai->unit = a.unit;

@@ -23,7 +23,7 @@
 
 /* ---- the lower file behind the page cache ---- */
 
-static int open_lfile(struct inode *inode, struct dentry *dentry)
+static int awfs_open_lfile(struct inode *inode, struct dentry *dentry)
 {
 	struct awfs_inode *ai = AWFS_I(inode);
 	struct path *lp = awfs_lower_path(dentry);
@@ -54,7 +54,7 @@ out:
  * fsync (or a lower O_DSYNC write) would consume: we keep our own. Not on
  * our super block: awfs_sync_fs() brings the lower one's there.
  */
-static void lower_errors(struct inode *inode)
+static void awfs_lower_errors(struct inode *inode)
 {
 	struct awfs_inode *ai = AWFS_I(inode);
 	struct address_space *lm = ai->lfile->f_mapping;
@@ -72,15 +72,15 @@ int awfs_lower_fsync(struct inode *inode, loff_t start, loff_t end,
 {
 	int ret = vfs_fsync_range(AWFS_I(inode)->lfile, start, end, datasync);
 
-	lower_errors(inode);
+	awfs_lower_errors(inode);
 	return ret;
 }
 
 /* ---- plain buffered writes ---- */
 
 /* One folio's part of a plain write: 0 on a fault, to retry. */
-static ssize_t write_one(struct inode *inode, loff_t pos, size_t bytes,
-			 struct iov_iter *from)
+static ssize_t awfs_write_one(struct inode *inode, loff_t pos, size_t bytes,
+			      struct iov_iter *from)
 {
 	struct address_space *mapping = inode->i_mapping;
 	size_t off = offset_in_page(pos), copied;
@@ -137,7 +137,7 @@ ssize_t awfs_plain_write(struct kiocb *iocb, struct iov_iter *from,
 			n = -EFAULT;
 			break;
 		}
-		n = write_one(inode, iocb->ki_pos, bytes, from);
+		n = awfs_write_one(inode, iocb->ki_pos, bytes, from);
 		if (n < 0)
 			break;
 		iocb->ki_pos += n;
@@ -153,7 +153,7 @@ ssize_t awfs_plain_write(struct kiocb *iocb, struct iov_iter *from,
 
 /* ---- write(2) ---- */
 
-static ssize_t buffered_write(struct kiocb *iocb, struct iov_iter *from)
+static ssize_t awfs_buffered_write(struct kiocb *iocb, struct iov_iter *from)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
 	bool untorn = awfs_isb(inode)->untorn && awfs_atomic_ok(inode);
@@ -179,8 +179,8 @@ static ssize_t buffered_write(struct kiocb *iocb, struct iov_iter *from)
 	return done ? done : n;
 }
 
-static ssize_t lower_direct(struct kiocb *iocb, struct iov_iter *iter,
-			    bool write)
+static ssize_t awfs_lower_direct(struct kiocb *iocb, struct iov_iter *iter,
+				 bool write)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
 	struct file *lf = AWFS_I(inode)->lfile;
@@ -229,7 +229,7 @@ static ssize_t awfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 
 	if (!(iocb->ki_flags & IOCB_DIRECT))
 		return generic_file_read_iter(iocb, to);
-	ret = lower_direct(iocb, to, false);
+	ret = awfs_lower_direct(iocb, to, false);
 	if (ret > 0)
 		iocb->ki_pos += ret;
 	return ret;
@@ -254,9 +254,9 @@ static ssize_t awfs_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	if (ret)
 		goto out;
 	if (iocb->ki_flags & IOCB_DIRECT)
-		ret = lower_direct(iocb, from, true);
+		ret = awfs_lower_direct(iocb, from, true);
 	else
-		ret = buffered_write(iocb, from);
+		ret = awfs_buffered_write(iocb, from);
 out:
 	inode_unlock(inode);
 	if (ret > 0)
@@ -418,7 +418,7 @@ static long awfs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 static int awfs_open(struct inode *inode, struct file *file)
 {
-	int ret = open_lfile(inode, file->f_path.dentry);
+	int ret = awfs_open_lfile(inode, file->f_path.dentry);
 
 	if (ret)
 		return ret;

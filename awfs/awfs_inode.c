@@ -171,7 +171,7 @@ static int awfs_instantiate(struct inode *dir, struct dentry *dentry)
 }
 
 /* Lock the lower parent of @dentry; NULL when the names no longer match. */
-static struct dentry *lock_lower_parent(struct dentry *dentry)
+static struct dentry *awfs_lock_lower_parent(struct dentry *dentry)
 {
 	struct dentry *ld = awfs_lower_path(dentry)->dentry;
 	struct dentry *lp = awfs_lower_path(dentry->d_parent)->dentry;
@@ -198,7 +198,7 @@ static int awfs_make(struct inode *dir, struct dentry *dentry, umode_t mode,
 	ret = awfs_want_write(dir->i_sb);
 	if (ret)
 		return ret;
-	lp = lock_lower_parent(dentry);
+	lp = awfs_lock_lower_parent(dentry);
 	if (!lp) {
 		awfs_drop_write(dir->i_sb);
 		return -ESTALE;
@@ -260,7 +260,7 @@ static int awfs_link(struct dentry *old, struct inode *dir, struct dentry *new)
 	ret = awfs_want_write(dir->i_sb);
 	if (ret)
 		return ret;
-	lp = lock_lower_parent(new);
+	lp = awfs_lock_lower_parent(new);
 	if (lp) {
 		ret = vfs_link(lold, awfs_idmap(new), d_inode(lp), lnew, NULL);
 		inode_unlock(d_inode(lp));
@@ -286,7 +286,7 @@ static int awfs_remove(struct inode *dir, struct dentry *dentry, bool isdir)
 	if (ret)
 		return ret;
 	ld = dget(awfs_lower_path(dentry)->dentry);
-	lp = lock_lower_parent(dentry);
+	lp = awfs_lock_lower_parent(dentry);
 	if (!lp) {
 		ret = -ESTALE;
 	} else {

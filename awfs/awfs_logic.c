@@ -5,7 +5,7 @@
  */
 #include "awfs_logic.h"
 
-static bool is_pow2(u64 x)
+static bool awfs_is_pow2(u64 x)
 {
 	return x && !(x & (x - 1));
 }
@@ -38,7 +38,7 @@ int awfs_unit_ok(u64 unit, u32 page_size, u32 fs_block, u32 unit_min,
 		 u32 unit_max, u32 max_bytes, u32 boundary, const char **why)
 {
 	*why = NULL;
-	if (!is_pow2(unit))
+	if (!awfs_is_pow2(unit))
 		*why = "is not a power of two";
 	else if (unit < page_size)
 		*why = "is smaller than a page";

@@ -144,7 +144,7 @@ static const match_table_t awfs_tokens = {
 	{ OPT_ERR, NULL },
 };
 
-static int parse_options(struct awfs_sb *s, char *opts)
+static int awfs_parse_options(struct awfs_sb *s, char *opts)
 {
 	substring_t args[MAX_OPT_ARGS];
 	char *p, *v;
@@ -179,7 +179,7 @@ static int parse_options(struct awfs_sb *s, char *opts)
 }
 
 /* The lower directory: on a whole awblk device, with a usable unit. */
-static int check_lower(struct awfs_sb *s, const char *name)
+static int awfs_check_lower(struct awfs_sb *s, const char *name)
 {
 	struct super_block *lsb = s->lower.mnt->mnt_sb;
 	const char *why;
@@ -227,7 +227,7 @@ static int awfs_fill_super(struct super_block *sb, void *data, int silent)
 		return -ENOMEM;
 	spin_lock_init(&s->lower_err_lock);
 	sb->s_fs_info = s;
-	ret = parse_options(s, m->opts);
+	ret = awfs_parse_options(s, m->opts);
 	if (ret)
 		return ret;
 	ret = kern_path(m->name, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &s->lower);
@@ -235,7 +235,7 @@ static int awfs_fill_super(struct super_block *sb, void *data, int silent)
 		pr_err("awfs: %s: no such directory (%d)\n", m->name, ret);
 		return ret;
 	}
-	ret = check_lower(s, m->name);
+	ret = awfs_check_lower(s, m->name);
 	if (ret)
 		return ret;
 	s->cred = prepare_creds();

@@ -71,8 +71,8 @@ static const struct awscsi_cmd awscsi_cmds[] = {
 
 #define AWS_NCMDS ARRAY_SIZE(awscsi_cmds)
 
-static void set_sense(struct awscsi_sense *s, u8 key, u8 asc, u8 ascq,
-		      int field)
+static void awscsi_set_sense(struct awscsi_sense *s, u8 key, u8 asc, u8 ascq,
+			     int field)
 {
 	s->key = key;
 	s->asc = asc;
@@ -80,9 +80,9 @@ static void set_sense(struct awscsi_sense *s, u8 key, u8 asc, u8 ascq,
 	s->field = (s16)field;
 }
 
-static void invalid_field(struct awscsi_sense *s, int field)
+static void awscsi_invalid_field(struct awscsi_sense *s, int field)
 {
-	set_sense(s, AWS_KEY_ILLEGAL_REQUEST, AWS_ASC_INVALID_FIELD, 0, field);
+	awscsi_set_sense(s, AWS_KEY_ILLEGAL_REQUEST, AWS_ASC_INVALID_FIELD, 0, field);
 }
 
 /* Why the configuration cannot work, or NULL when it can. */
@@ -110,7 +110,7 @@ const char *awscsi_cfg_check(const struct awscsi_cfg *c)
 	return NULL;
 }
 
-static const struct awscsi_cmd *find_cmd(u8 op, u16 sa)
+static const struct awscsi_cmd *awscsi_find_cmd(u8 op, u16 sa)
 {
 	size_t i;
 
@@ -121,7 +121,7 @@ static const struct awscsi_cmd *find_cmd(u8 op, u16 sa)
 	return NULL;
 }
 
-static const struct awscsi_cmd *find_any_sa(u8 op)
+static const struct awscsi_cmd *awscsi_find_any_sa(u8 op)
 {
 	size_t i;
 
@@ -131,12 +131,13 @@ static const struct awscsi_cmd *find_any_sa(u8 op)
 	return NULL;
 }
 
-static u16 cdb_sa(const u8 *cdb)
+static u16 awscsi_cdb_sa(const u8 *cdb)
 {
 	return cdb[1] & 0x1f;
 }
 
-static bool cmd_enabled(const struct awscsi_cfg *c, const struct awscsi_cmd *m)
+static bool awscsi_cmd_enabled(const struct awscsi_cfg *c,
+			       const struct awscsi_cmd *m)
 {
 	return m && (m->kind != AWS_K_WRITE_ATOMIC || c->atomic);
 }
@@ -144,11 +145,11 @@ static bool cmd_enabled(const struct awscsi_cfg *c, const struct awscsi_cmd *m)
 enum awscsi_kind awscsi_classify(const struct awscsi_cfg *c, const u8 *cdb,
 				 u32 cdb_len, struct awscsi_sense *s)
 {
-	const struct awscsi_cmd *m = find_cmd(cdb[0], cdb_sa(cdb));
+	const struct awscsi_cmd *m = awscsi_find_cmd(cdb[0], awscsi_cdb_sa(cdb));
 
-	if (!cmd_enabled(c, m) || cdb_len < m->cdb_len) {
-		set_sense(s, AWS_KEY_ILLEGAL_REQUEST, AWS_ASC_INVALID_OPCODE, 0,
-			  -1);
+	if (!awscsi_cmd_enabled(c, m) || cdb_len < m->cdb_len) {
+		awscsi_set_sense(s, AWS_KEY_ILLEGAL_REQUEST, AWS_ASC_INVALID_OPCODE, 0,
+				 -1);
 		return AWS_K_NONE;
 	}
 	return m->kind;
@@ -192,25 +193,26 @@ int awscsi_decode_rw(const u8 *cdb, struct awscsi_rw *rw)
  * emulator applies them: alignment, granularity, then the length against the
  * maximum that applies to the boundary the command asks for.
  */
-static int check_atomic(const struct awscsi_cfg *c, const struct awscsi_rw *rw,
-			struct awscsi_sense *s)
+static int awscsi_check_atomic(const struct awscsi_cfg *c,
+			       const struct awscsi_rw *rw,
+			       struct awscsi_sense *s)
 {
 	if (c->atomic_align && rw->lba % c->atomic_align) {
-		invalid_field(s, -1);
+		awscsi_invalid_field(s, -1);
 		return -EINVAL;
 	}
 	if (c->atomic_gran && rw->nblocks % c->atomic_gran) {
-		invalid_field(s, -1);
+		awscsi_invalid_field(s, -1);
 		return -EINVAL;
 	}
 	if (rw->boundary) {
 		if (rw->boundary > c->atomic_max_bndry ||
 		    rw->nblocks > c->atomic_max_bndry_len) {
-			invalid_field(s, 12);
+			awscsi_invalid_field(s, 12);
 			return -EINVAL;
 		}
 	} else if (rw->nblocks > c->atomic_max) {
-		invalid_field(s, 12);
+		awscsi_invalid_field(s, 12);
 		return -EINVAL;
 	}
 	return 0;
@@ -219,11 +221,11 @@ static int check_atomic(const struct awscsi_cfg *c, const struct awscsi_rw *rw,
 int awscsi_check_rw(const struct awscsi_cfg *c, enum awscsi_kind k,
 		    const struct awscsi_rw *rw, struct awscsi_sense *s)
 {
-	if (k == AWS_K_WRITE_ATOMIC && check_atomic(c, rw, s))
+	if (k == AWS_K_WRITE_ATOMIC && awscsi_check_atomic(c, rw, s))
 		return -EINVAL;
 	if (rw->lba > c->nblocks || rw->nblocks > c->nblocks - rw->lba) {
-		set_sense(s, AWS_KEY_ILLEGAL_REQUEST, AWS_ASC_LBA_OUT_OF_RANGE,
-			  0, -1);
+		awscsi_set_sense(s, AWS_KEY_ILLEGAL_REQUEST, AWS_ASC_LBA_OUT_OF_RANGE,
+				 0, -1);
 		return -ERANGE;
 	}
 	return 0;
@@ -270,7 +272,7 @@ u32 awscsi_alloc_len(const u8 *cdb)
 	}
 }
 
-static int vpd_b0(const struct awscsi_cfg *c, u8 *buf)
+static int awscsi_vpd_b0(const struct awscsi_cfg *c, u8 *buf)
 {
 	buf[1] = 0xb0;
 	aw_put_be16(buf + 2, AWS_VPD_B0_LEN);
@@ -288,7 +290,7 @@ static int vpd_b0(const struct awscsi_cfg *c, u8 *buf)
 	return 4 + AWS_VPD_B0_LEN;
 }
 
-static int vpd_83(const struct awscsi_cfg *c, u8 *buf)
+static int awscsi_vpd_83(const struct awscsi_cfg *c, u8 *buf)
 {
 	u8 *d = buf + 4;
 	/* NAA 3 (locally assigned) name, unique per disk and module build. */
@@ -315,7 +317,7 @@ static int vpd_83(const struct awscsi_cfg *c, u8 *buf)
 	return (int)(d - buf);
 }
 
-static int vpd_page(const struct awscsi_cfg *c, u8 page, u8 *buf)
+static int awscsi_vpd_page(const struct awscsi_cfg *c, u8 page, u8 *buf)
 {
 	static const u8 pages[] = { 0x00, 0x80, 0x83, 0xb0, 0xb1 };
 
@@ -334,9 +336,9 @@ static int vpd_page(const struct awscsi_cfg *c, u8 page, u8 *buf)
 		buf[13] = '0' + c->index % 10;
 		return 14;
 	case 0x83:
-		return vpd_83(c, buf);
+		return awscsi_vpd_83(c, buf);
 	case 0xb0:
-		return vpd_b0(c, buf);
+		return awscsi_vpd_b0(c, buf);
 	case 0xb1:
 		buf[1] = 0xb1;
 		aw_put_be16(buf + 2, AWS_VPD_B0_LEN);
@@ -357,13 +359,13 @@ int awscsi_inquiry(const struct awscsi_cfg *c, const u8 *cdb, u8 *buf,
 		return -1;
 	memset(buf, 0, 512);
 	if (cdb[1] & 0x01) {
-		n = vpd_page(c, cdb[2], buf);
+		n = awscsi_vpd_page(c, cdb[2], buf);
 		if (n < 0)
-			invalid_field(s, 2);
+			awscsi_invalid_field(s, 2);
 		return n;
 	}
 	if (cdb[2]) {
-		invalid_field(s, 2);
+		awscsi_invalid_field(s, 2);
 		return -1;
 	}
 	buf[2] = 0x07;			/* SPC-5 */
@@ -400,7 +402,7 @@ int awscsi_read_capacity(const struct awscsi_cfg *c, const u8 *cdb, u8 *buf,
 }
 
 /* Mode pages: caching (0x08) and control (0x0a), current or default. */
-static int mode_page(const struct awscsi_cfg *c, u8 page, u8 pc, u8 *p)
+static int awscsi_mode_page(const struct awscsi_cfg *c, u8 page, u8 pc, u8 *p)
 {
 	bool changeable = pc == 1;
 
@@ -442,12 +444,12 @@ int awscsi_mode_sense(const struct awscsi_cfg *c, const u8 *cdb, u8 *buf,
 	if (len < 512)
 		return -1;
 	if (pc == 3) {
-		set_sense(s, AWS_KEY_ILLEGAL_REQUEST, AWS_ASC_SAVING_NOT_SUP,
-			  0, -1);
+		awscsi_set_sense(s, AWS_KEY_ILLEGAL_REQUEST, AWS_ASC_SAVING_NOT_SUP,
+				 0, -1);
 		return -1;
 	}
 	if (subpage != 0 && subpage != 0xff) {
-		invalid_field(s, 3);
+		awscsi_invalid_field(s, 3);
 		return -1;
 	}
 	memset(buf, 0, 512);
@@ -463,12 +465,12 @@ int awscsi_mode_sense(const struct awscsi_cfg *c, const u8 *cdb, u8 *buf,
 	}
 	off += bd;
 	if (page == 0x3f) {
-		off += (u32)mode_page(c, 0x08, pc, buf + off);
-		off += (u32)mode_page(c, 0x0a, pc, buf + off);
+		off += (u32)awscsi_mode_page(c, 0x08, pc, buf + off);
+		off += (u32)awscsi_mode_page(c, 0x0a, pc, buf + off);
 	} else {
-		n = mode_page(c, page, pc, buf + off);
+		n = awscsi_mode_page(c, page, pc, buf + off);
 		if (n < 0) {
-			invalid_field(s, 2);
+			awscsi_invalid_field(s, 2);
 			return -1;
 		}
 		off += (u32)n;
@@ -494,7 +496,7 @@ int awscsi_report_luns(const u8 *cdb, u8 *buf, u32 len,
 	if (len < 16)
 		return -1;
 	if (select != 0 && select != 1 && select != 2 && select < 0x10) {
-		invalid_field(s, 2);
+		awscsi_invalid_field(s, 2);
 		return -1;
 	}
 	memset(buf, 0, 16);
@@ -505,22 +507,22 @@ int awscsi_report_luns(const u8 *cdb, u8 *buf, u32 len,
 }
 
 /* The one-command form of REPORT SUPPORTED OPERATION CODES. */
-static int rsoc_one(const struct awscsi_cfg *c, const u8 *cdb, u8 *buf,
-		    bool rctd, struct awscsi_sense *s)
+static int awscsi_rsoc_one(const struct awscsi_cfg *c, const u8 *cdb, u8 *buf,
+			   bool rctd, struct awscsi_sense *s)
 {
 	u8 opt = cdb[2] & 0x07, op = cdb[3];
 	u16 sa = aw_get_be16(cdb + 4);
-	const struct awscsi_cmd *m = find_cmd(op, opt == 1 ? 0 : sa);
+	const struct awscsi_cmd *m = awscsi_find_cmd(op, opt == 1 ? 0 : sa);
 	int n;
 
 	/* Option 1 names an opcode alone, option 2 an opcode and service action. */
 	if (opt == 1 && !m)
-		m = find_any_sa(op);
+		m = awscsi_find_any_sa(op);
 	if (m && ((opt == 1 && m->has_sa) || (opt == 2 && !m->has_sa))) {
-		invalid_field(s, 2);
+		awscsi_invalid_field(s, 2);
 		return -1;
 	}
-	if (!cmd_enabled(c, m)) {
+	if (!awscsi_cmd_enabled(c, m)) {
 		buf[1] = 0x01;	/* not supported */
 		return 4;
 	}
@@ -551,16 +553,16 @@ int awscsi_report_opcodes(const struct awscsi_cfg *c, const u8 *cdb, u8 *buf,
 		return -1;
 	memset(buf, 0, 4 + AWS_NCMDS * 20);
 	if (opt >= 1 && opt <= 3)
-		return rsoc_one(c, cdb, buf, rctd, s);
+		return awscsi_rsoc_one(c, cdb, buf, rctd, s);
 	if (opt != 0) {
-		invalid_field(s, 2);
+		awscsi_invalid_field(s, 2);
 		return -1;
 	}
 	for (i = 0; i < AWS_NCMDS; i++) {
 		const struct awscsi_cmd *m = &awscsi_cmds[i];
 		u8 *d = buf + off;
 
-		if (!cmd_enabled(c, m))
+		if (!awscsi_cmd_enabled(c, m))
 			continue;
 		d[0] = m->op;
 		aw_put_be16(d + 2, m->sa);

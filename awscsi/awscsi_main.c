@@ -103,7 +103,7 @@ struct awscsi_disk {
 	struct awscsi_cfg cfg;
 	u8 *store;
 	rwlock_t lock[AWSCSI_SHARDS];	/* by 64 KiB region, see lock_range */
-	u8 *stage;		/* see stage_atomic() */
+	u8 *stage;		/* see awscsi_stage_atomic() */
 	atomic_t stage_busy;
 	spinlock_t stripe[AWSCSI_STRIPES];
 	spinlock_t cache_lock;
@@ -128,12 +128,12 @@ static atomic_t cuts = ATOMIC_INIT(0);
 static void awscsi_power_loss(struct work_struct *work);
 static DECLARE_WORK(cut_work, awscsi_power_loss);
 
-static inline u8 *blk_ptr(struct awscsi_disk *d, u64 lba)
+static inline u8 *awscsi_blk_ptr(struct awscsi_disk *d, u64 lba)
 {
 	return d->store + lba * d->cfg.lbs;
 }
 
-static inline spinlock_t *stripe_of(struct awscsi_disk *d, u64 lba)
+static inline spinlock_t *awscsi_stripe_of(struct awscsi_disk *d, u64 lba)
 {
 	return &d->stripe[lba % AWSCSI_STRIPES];
 }
@@ -150,7 +150,7 @@ static inline spinlock_t *stripe_of(struct awscsi_disk *d, u64 lba)
  */
 static struct lock_class_key awscsi_shard_keys[AWSCSI_SHARDS];
 
-static unsigned long shards_of(struct awscsi_disk *d, u64 lba, u32 n)
+static unsigned long awscsi_shards_of(struct awscsi_disk *d, u64 lba, u32 n)
 {
 	u64 first = (lba * d->cfg.lbs) >> AWSCSI_REGION_SHIFT;
 	u64 last = ((lba + (n ? n : 1)) * d->cfg.lbs - 1) >> AWSCSI_REGION_SHIFT;
@@ -164,7 +164,8 @@ static unsigned long shards_of(struct awscsi_disk *d, u64 lba, u32 n)
 	return mask;
 }
 
-static void lock_shards(struct awscsi_disk *d, unsigned long mask, bool excl)
+static void awscsi_lock_shards(struct awscsi_disk *d, unsigned long mask,
+			       bool excl)
 {
 	int i;
 
@@ -178,7 +179,8 @@ static void lock_shards(struct awscsi_disk *d, unsigned long mask, bool excl)
 	}
 }
 
-static void unlock_shards(struct awscsi_disk *d, unsigned long mask, bool excl)
+static void awscsi_unlock_shards(struct awscsi_disk *d, unsigned long mask,
+				 bool excl)
 {
 	int i;
 
@@ -196,7 +198,7 @@ static void unlock_shards(struct awscsi_disk *d, unsigned long mask, bool excl)
 
 /* ---- write cache model ---- */
 
-static void shadow_drop(struct awscsi_disk *d, u64 lba)
+static void awscsi_shadow_drop(struct awscsi_disk *d, u64 lba)
 {
 	struct awscsi_shadow *e = xa_erase(&d->dirty, lba);
 
@@ -207,7 +209,7 @@ static void shadow_drop(struct awscsi_disk *d, u64 lba)
 }
 
 /* Make a block durable; a block of a pending atomic write takes its group. */
-static void cache_commit(struct awscsi_disk *d, u64 lba)
+static void awscsi_cache_commit(struct awscsi_disk *d, u64 lba)
 {
 	struct awscsi_shadow *e = xa_load(&d->dirty, lba);
 	u64 g, i, start;
@@ -216,7 +218,7 @@ static void cache_commit(struct awscsi_disk *d, u64 lba)
 	if (!e)
 		return;
 	if (!e->group) {
-		shadow_drop(d, lba);
+		awscsi_shadow_drop(d, lba);
 		return;
 	}
 	g = e->group;
@@ -225,7 +227,7 @@ static void cache_commit(struct awscsi_disk *d, u64 lba)
 	for (i = start; i < start + n; i++) {
 		e = xa_load(&d->dirty, i);
 		if (e && e->group == g)
-			shadow_drop(d, i);
+			awscsi_shadow_drop(d, i);
 	}
 }
 
@@ -234,13 +236,14 @@ static void cache_commit(struct awscsi_disk *d, u64 lba)
  * (0 for a normal write). Returns false when no shadow could be kept, in
  * which case the block has been made durable instead (write-through).
  */
-static bool cache_note(struct awscsi_disk *d, u64 lba, u64 group, u64 glba,
-		       u32 gblocks)
+static bool awscsi_cache_note(struct awscsi_disk *d, u64 lba, u64 group,
+			      u64 glba,
+			      u32 gblocks)
 {
 	struct awscsi_shadow *e = xa_load(&d->dirty, lba);
 
 	if (e && e->group && e->group != group) {
-		cache_commit(d, lba);
+		awscsi_cache_commit(d, lba);
 		e = NULL;
 	}
 	if (!e) {
@@ -249,7 +252,7 @@ static bool cache_note(struct awscsi_disk *d, u64 lba, u64 group, u64 glba,
 		e = kmalloc(sizeof(*e) + d->cfg.lbs, GFP_ATOMIC | __GFP_NOWARN);
 		if (!e)
 			return false;
-		memcpy(e->old, blk_ptr(d, lba), d->cfg.lbs);
+		memcpy(e->old, awscsi_blk_ptr(d, lba), d->cfg.lbs);
 		if (xa_err(xa_store(&d->dirty, lba, e, GFP_ATOMIC | __GFP_NOWARN))) {
 			kfree(e);
 			return false;
@@ -262,7 +265,7 @@ static bool cache_note(struct awscsi_disk *d, u64 lba, u64 group, u64 glba,
 	return true;
 }
 
-static void cache_flush_all(struct awscsi_disk *d)
+static void awscsi_cache_flush_all(struct awscsi_disk *d)
 {
 	struct awscsi_shadow *e;
 	unsigned long lba;
@@ -275,13 +278,13 @@ static void cache_flush_all(struct awscsi_disk *d)
 }
 
 /* A mix of the group id and a per-cut salt decides a group's fate. */
-static bool group_survives(u64 group, u64 salt)
+static bool awscsi_group_survives(u64 group, u64 salt)
 {
 	return ((group ^ salt) * 0x9e3779b97f4a7c15ULL) >> 63;
 }
 
 /* Power is gone: each unflushed block (or atomic group) lands or is lost. */
-static void cache_power_loss(struct awscsi_disk *d)
+static void awscsi_cache_power_loss(struct awscsi_disk *d)
 {
 	u64 salt = get_random_u64();
 	struct awscsi_shadow *e;
@@ -290,11 +293,11 @@ static void cache_power_loss(struct awscsi_disk *d)
 
 	xa_for_each(&d->dirty, lba, e) {
 		if (e->group)
-			keep = group_survives(e->group, salt);
+			keep = awscsi_group_survives(e->group, salt);
 		else
 			keep = get_random_u32() & 1;
 		if (!keep) {
-			memcpy(blk_ptr(d, lba), e->old, d->cfg.lbs);
+			memcpy(awscsi_blk_ptr(d, lba), e->old, d->cfg.lbs);
 			atomic64_inc(&d->lost);
 		}
 		xa_erase(&d->dirty, lba);
@@ -312,11 +315,11 @@ static void awscsi_power_loss(struct work_struct *work)
 	for (i = 0; i < ndisks; i++) {
 		struct awscsi_disk *d = &disks[i];
 
-		lock_shards(d, ALL_SHARDS, true);
+		awscsi_lock_shards(d, ALL_SHARDS, true);
 		spin_lock(&d->cache_lock);
-		cache_power_loss(d);
+		awscsi_cache_power_loss(d);
 		spin_unlock(&d->cache_lock);
-		unlock_shards(d, ALL_SHARDS, true);
+		awscsi_unlock_shards(d, ALL_SHARDS, true);
 	}
 }
 
@@ -343,7 +346,7 @@ enum gate { GATE_OFF = -1, GATE_RUN = 0, GATE_VICTIM = 1 };
  * Count a media command against an armed cut_after. The command that takes
  * the count to zero is the one in flight when power fails.
  */
-static enum gate power_gate(void)
+static enum gate awscsi_power_gate(void)
 {
 	int left;
 
@@ -360,7 +363,7 @@ static enum gate power_gate(void)
 /* ---- data movement ---- */
 
 /* A slow medium on request: it widens the window in which tearing shows. */
-static inline void media_delay(void)
+static inline void awscsi_media_delay(void)
 {
 	if (block_ndelay)
 		ndelay(block_ndelay);
@@ -371,8 +374,8 @@ struct awscsi_iter {
 	size_t used;		/* bytes of the current chunk consumed */
 };
 
-static void iter_start(struct awscsi_iter *it, struct scsi_cmnd *sc,
-		       bool to_store)
+static void awscsi_iter_start(struct awscsi_iter *it, struct scsi_cmnd *sc,
+			      bool to_store)
 {
 	sg_miter_start(&it->m, scsi_sglist(sc), scsi_sg_count(sc),
 		       SG_MITER_ATOMIC |
@@ -381,7 +384,8 @@ static void iter_start(struct awscsi_iter *it, struct scsi_cmnd *sc,
 }
 
 /* Copy one block between the store and the command's buffer. */
-static bool iter_block(struct awscsi_iter *it, u8 *blk, u32 len, bool to_store)
+static bool awscsi_iter_block(struct awscsi_iter *it, u8 *blk, u32 len,
+			      bool to_store)
 {
 	size_t n;
 
@@ -403,23 +407,23 @@ static bool iter_block(struct awscsi_iter *it, u8 *blk, u32 len, bool to_store)
 	return true;
 }
 
-static void do_read(struct awscsi_disk *d, struct scsi_cmnd *sc,
-		    const struct awscsi_rw *rw)
+static void awscsi_do_read(struct awscsi_disk *d, struct scsi_cmnd *sc,
+			   const struct awscsi_rw *rw)
 {
-	unsigned long mask = shards_of(d, rw->lba, rw->nblocks);
+	unsigned long mask = awscsi_shards_of(d, rw->lba, rw->nblocks);
 	struct awscsi_iter it;
 	u32 i;
 
-	iter_start(&it, sc, false);
-	lock_shards(d, mask, false);
+	awscsi_iter_start(&it, sc, false);
+	awscsi_lock_shards(d, mask, false);
 	for (i = 0; i < rw->nblocks; i++) {
-		spinlock_t *l = stripe_of(d, rw->lba + i);
+		spinlock_t *l = awscsi_stripe_of(d, rw->lba + i);
 
 		spin_lock(l);
-		iter_block(&it, blk_ptr(d, rw->lba + i), d->cfg.lbs, false);
+		awscsi_iter_block(&it, awscsi_blk_ptr(d, rw->lba + i), d->cfg.lbs, false);
 		spin_unlock(l);
 	}
-	unlock_shards(d, mask, false);
+	awscsi_unlock_shards(d, mask, false);
 	sg_miter_stop(&it.m);
 	atomic64_inc(&d->reads);
 }
@@ -428,19 +432,19 @@ static void do_read(struct awscsi_disk *d, struct scsi_cmnd *sc,
  * A normal write, block by block. @tear is the number of blocks that land
  * before power fails (U32_MAX: no planned cut). Returns false when torn.
  */
-static bool do_write(struct awscsi_disk *d, struct scsi_cmnd *sc,
-		     const struct awscsi_rw *rw, u32 tear)
+static bool awscsi_do_write(struct awscsi_disk *d, struct scsi_cmnd *sc,
+			    const struct awscsi_rw *rw, u32 tear)
 {
-	unsigned long mask = shards_of(d, rw->lba, rw->nblocks);
+	unsigned long mask = awscsi_shards_of(d, rw->lba, rw->nblocks);
 	bool cache = d->cfg.wce, whole = true;
 	struct awscsi_iter it;
 	u32 i;
 
-	iter_start(&it, sc, true);
-	lock_shards(d, mask, false);
+	awscsi_iter_start(&it, sc, true);
+	awscsi_lock_shards(d, mask, false);
 	for (i = 0; i < rw->nblocks; i++) {
 		u64 lba = rw->lba + i;
-		spinlock_t *l = stripe_of(d, lba);
+		spinlock_t *l = awscsi_stripe_of(d, lba);
 
 		if (i == tear || !atomic_read(&powered)) {
 			whole = false;
@@ -449,15 +453,15 @@ static bool do_write(struct awscsi_disk *d, struct scsi_cmnd *sc,
 		spin_lock(l);
 		if (cache) {
 			spin_lock(&d->cache_lock);
-			if (rw->fua || !cache_note(d, lba, 0, 0, 0))
-				cache_commit(d, lba);
+			if (rw->fua || !awscsi_cache_note(d, lba, 0, 0, 0))
+				awscsi_cache_commit(d, lba);
 			spin_unlock(&d->cache_lock);
 		}
-		iter_block(&it, blk_ptr(d, lba), d->cfg.lbs, true);
+		awscsi_iter_block(&it, awscsi_blk_ptr(d, lba), d->cfg.lbs, true);
 		spin_unlock(l);
-		media_delay();
+		awscsi_media_delay();
 	}
-	unlock_shards(d, mask, false);
+	awscsi_unlock_shards(d, mask, false);
 	sg_miter_stop(&it.m);
 	atomic64_inc(&d->writes);
 	if (!whole && i)
@@ -466,53 +470,54 @@ static bool do_write(struct awscsi_disk *d, struct scsi_cmnd *sc,
 }
 
 /* Put an atomic write in the cache as one group, or write it through. */
-static void cache_note_atomic(struct awscsi_disk *d, const struct awscsi_rw *rw)
+static void awscsi_cache_note_atomic(struct awscsi_disk *d,
+				     const struct awscsi_rw *rw)
 {
 	u64 g = atomic64_inc_return(&d->next_group);
 	u32 i;
 
 	spin_lock(&d->cache_lock);
 	for (i = 0; i < rw->nblocks && !rw->fua; i++)
-		if (!cache_note(d, rw->lba + i, g, rw->lba, rw->nblocks))
+		if (!awscsi_cache_note(d, rw->lba + i, g, rw->lba, rw->nblocks))
 			break;
 	if (rw->fua || i < rw->nblocks) {
 		for (i = 0; i < rw->nblocks; i++)
-			cache_commit(d, rw->lba + i);
+			awscsi_cache_commit(d, rw->lba + i);
 	}
 	spin_unlock(&d->cache_lock);
 }
 
 /* Fetch an atomic write's blocks into the stage, at the medium's pace. */
-static void stage_fetch(struct awscsi_disk *d, struct scsi_cmnd *sc,
-			const struct awscsi_rw *rw)
+static void awscsi_stage_fetch(struct awscsi_disk *d, struct scsi_cmnd *sc,
+			       const struct awscsi_rw *rw)
 {
 	struct awscsi_iter it;
 	u32 i;
 
-	iter_start(&it, sc, true);
+	awscsi_iter_start(&it, sc, true);
 	for (i = 0; i < rw->nblocks; i++) {
-		iter_block(&it, d->stage + (size_t)i * d->cfg.lbs, d->cfg.lbs,
-			   true);
-		media_delay();
+		awscsi_iter_block(&it, d->stage + (size_t)i * d->cfg.lbs, d->cfg.lbs,
+				  true);
+		awscsi_media_delay();
 	}
 	sg_miter_stop(&it.m);
 }
 
 /* Land an atomic write's blocks, from the stage or the command. */
-static void land_atomic(struct awscsi_disk *d, struct scsi_cmnd *sc,
-			const struct awscsi_rw *rw, bool staged)
+static void awscsi_land_atomic(struct awscsi_disk *d, struct scsi_cmnd *sc,
+			       const struct awscsi_rw *rw, bool staged)
 {
 	struct awscsi_iter it;
 	u32 i;
 
 	if (staged) {
-		memcpy(blk_ptr(d, rw->lba), d->stage,
+		memcpy(awscsi_blk_ptr(d, rw->lba), d->stage,
 		       (size_t)rw->nblocks * d->cfg.lbs);
 		return;
 	}
-	iter_start(&it, sc, true);
+	awscsi_iter_start(&it, sc, true);
 	for (i = 0; i < rw->nblocks; i++)
-		iter_block(&it, blk_ptr(d, rw->lba + i), d->cfg.lbs, true);
+		awscsi_iter_block(&it, awscsi_blk_ptr(d, rw->lba + i), d->cfg.lbs, true);
 	sg_miter_stop(&it.m);
 }
 
@@ -523,59 +528,60 @@ static void land_atomic(struct awscsi_disk *d, struct scsi_cmnd *sc,
  * straight from its command, without the medium's time, rather than wait
  * for the stage here in atomic context or hold every reader back.
  */
-static bool do_write_atomic(struct awscsi_disk *d, struct scsi_cmnd *sc,
-			    const struct awscsi_rw *rw, bool apply)
+static bool awscsi_do_write_atomic(struct awscsi_disk *d, struct scsi_cmnd *sc,
+				   const struct awscsi_rw *rw, bool apply)
 {
-	unsigned long mask = shards_of(d, rw->lba, rw->nblocks);
+	unsigned long mask = awscsi_shards_of(d, rw->lba, rw->nblocks);
 	bool staged = apply && d->stage && !atomic_xchg(&d->stage_busy, 1);
 
 	if (staged)
-		stage_fetch(d, sc, rw);
-	lock_shards(d, mask, true);
+		awscsi_stage_fetch(d, sc, rw);
+	awscsi_lock_shards(d, mask, true);
 	if (!atomic_read(&powered) && apply) {
 		apply = false;
 		goto out;
 	}
 	if (apply) {
 		if (d->cfg.wce)
-			cache_note_atomic(d, rw);
-		land_atomic(d, sc, rw, staged);
+			awscsi_cache_note_atomic(d, rw);
+		awscsi_land_atomic(d, sc, rw, staged);
 		atomic64_inc(&d->atomics);
 	}
 out:
-	unlock_shards(d, mask, true);
+	awscsi_unlock_shards(d, mask, true);
 	if (staged)
 		atomic_set_release(&d->stage_busy, 0);
 	return apply;
 }
 
-static void do_sync(struct awscsi_disk *d)
+static void awscsi_do_sync(struct awscsi_disk *d)
 {
 	/* No atomic write may be half noted in the cache meanwhile. */
-	lock_shards(d, ALL_SHARDS, false);
+	awscsi_lock_shards(d, ALL_SHARDS, false);
 	spin_lock(&d->cache_lock);
-	cache_flush_all(d);
+	awscsi_cache_flush_all(d);
 	spin_unlock(&d->cache_lock);
-	unlock_shards(d, ALL_SHARDS, false);
+	awscsi_unlock_shards(d, ALL_SHARDS, false);
 	atomic64_inc(&d->flushes);
 }
 
 /* ---- command dispatch ---- */
 
-static void check_condition(struct scsi_cmnd *sc, const struct awscsi_sense *s)
+static void awscsi_check_condition(struct scsi_cmnd *sc,
+				   const struct awscsi_sense *s)
 {
 	memset(sc->sense_buffer, 0, SCSI_SENSE_BUFFERSIZE);
 	awscsi_sense_fixed(s, sc->sense_buffer, SCSI_SENSE_BUFFERSIZE);
 	sc->result = SAM_STAT_CHECK_CONDITION;
 }
 
-static void power_off_result(struct scsi_cmnd *sc)
+static void awscsi_power_off_result(struct scsi_cmnd *sc)
 {
 	sc->result = DID_NO_CONNECT << 16;
 }
 
 /* Data-in of a response built in the per-command buffer. */
-static void respond(struct scsi_cmnd *sc, const u8 *buf, int n)
+static void awscsi_respond(struct scsi_cmnd *sc, const u8 *buf, int n)
 {
 	u32 len = min_t(u32, n, awscsi_alloc_len(sc->cmnd));
 	u32 done = 0;
@@ -586,8 +592,8 @@ static void respond(struct scsi_cmnd *sc, const u8 *buf, int n)
 	scsi_set_resid(sc, scsi_bufflen(sc) - done);
 }
 
-static void media_cmd(struct awscsi_disk *d, struct scsi_cmnd *sc,
-		      enum awscsi_kind k)
+static void awscsi_media_cmd(struct awscsi_disk *d, struct scsi_cmnd *sc,
+			     enum awscsi_kind k)
 {
 	struct awscsi_sense s;
 	struct awscsi_rw rw;
@@ -602,17 +608,17 @@ static void media_cmd(struct awscsi_disk *d, struct scsi_cmnd *sc,
 	if (awscsi_check_rw(&d->cfg, k, &rw, &s)) {
 		if (k == AWS_K_WRITE_ATOMIC)
 			atomic64_inc(&d->atomic_rejects);
-		check_condition(sc, &s);
+		awscsi_check_condition(sc, &s);
 		return;
 	}
 	if (k != AWS_K_SYNC &&
 	    scsi_bufflen(sc) < (u64)rw.nblocks * d->cfg.lbs) {
 		s = (struct awscsi_sense){ AWS_KEY_ILLEGAL_REQUEST,
 					   AWS_ASC_INVALID_FIELD, 0, -1 };
-		check_condition(sc, &s);
+		awscsi_check_condition(sc, &s);
 		return;
 	}
-	gate = power_gate();
+	gate = awscsi_power_gate();
 	if (gate == GATE_VICTIM) {
 		/* In flight at the cut: a write lands in part, all or none. */
 		if (rw.nblocks > 1)
@@ -620,31 +626,31 @@ static void media_cmd(struct awscsi_disk *d, struct scsi_cmnd *sc,
 		else
 			tear = get_random_u32() & 1;
 		if (k == AWS_K_WRITE)
-			do_write(d, sc, &rw, tear);
+			awscsi_do_write(d, sc, &rw, tear);
 		else if (k == AWS_K_WRITE_ATOMIC)
-			do_write_atomic(d, sc, &rw, get_random_u32() & 1);
+			awscsi_do_write_atomic(d, sc, &rw, get_random_u32() & 1);
 		awscsi_cut();
 		done = false;
 	} else if (gate == GATE_OFF) {
 		done = false;
 	} else if (k == AWS_K_READ) {
-		do_read(d, sc, &rw);
+		awscsi_do_read(d, sc, &rw);
 	} else if (k == AWS_K_WRITE) {
-		done = do_write(d, sc, &rw, tear);
+		done = awscsi_do_write(d, sc, &rw, tear);
 	} else if (k == AWS_K_WRITE_ATOMIC) {
-		done = do_write_atomic(d, sc, &rw, true);
+		done = awscsi_do_write_atomic(d, sc, &rw, true);
 	} else {
-		do_sync(d);
+		awscsi_do_sync(d);
 	}
 	if (done)
 		scsi_set_resid(sc, 0);
 	else
-		power_off_result(sc);
+		awscsi_power_off_result(sc);
 }
 
 /* Commands that answer with data built in the per-command buffer. */
-static int build_response(struct awscsi_disk *d, enum awscsi_kind k,
-			  const u8 *cdb, u8 *buf, struct awscsi_sense *s)
+static int awscsi_build_response(struct awscsi_disk *d, enum awscsi_kind k,
+				 const u8 *cdb, u8 *buf, struct awscsi_sense *s)
 {
 	switch (k) {
 	case AWS_K_INQUIRY:
@@ -689,31 +695,31 @@ static void awscsi_exec(struct awscsi_disk *d, struct scsi_cmnd *sc)
 	    k != AWS_K_REQUEST_SENSE && atomic_xchg(&d->unit_attention, 0)) {
 		s = (struct awscsi_sense){ AWS_KEY_UNIT_ATTENTION,
 					   AWS_ASC_POWER_ON_RESET, 0, -1 };
-		check_condition(sc, &s);
+		awscsi_check_condition(sc, &s);
 		return;
 	}
 	switch (k) {
 	case AWS_K_NONE:
-		check_condition(sc, &s);
+		awscsi_check_condition(sc, &s);
 		return;
 	case AWS_K_READ:
 	case AWS_K_WRITE:
 	case AWS_K_WRITE_ATOMIC:
 	case AWS_K_SYNC:
-		media_cmd(d, sc, k);
+		awscsi_media_cmd(d, sc, k);
 		return;
 	default:
 		break;
 	}
 	if (!atomic_read(&powered)) {
-		power_off_result(sc);
+		awscsi_power_off_result(sc);
 		return;
 	}
-	n = build_response(d, k, cdb, buf, &s);
+	n = awscsi_build_response(d, k, cdb, buf, &s);
 	if (n < 0)
-		check_condition(sc, &s);
+		awscsi_check_condition(sc, &s);
 	else
-		respond(sc, buf, n);
+		awscsi_respond(sc, buf, n);
 }
 
 static int awscsi_queuecommand(struct Scsi_Host *shost, struct scsi_cmnd *sc)
@@ -931,7 +937,7 @@ static void awscsi_free_disks(void)
 	int i;
 
 	for (i = 0; i < ndisks; i++) {
-		cache_flush_all(&disks[i]);
+		awscsi_cache_flush_all(&disks[i]);
 		xa_destroy(&disks[i].dirty);
 		vfree(disks[i].store);
 		vfree(disks[i].stage);
@@ -991,13 +997,13 @@ static int awscsi_config(struct awscsi_cfg *c)
  * the pages are read over the whole transfer, as a device's DMA reads
  * them, while readers and other writers wait only for the landing.
  */
-static bool stage_atomic(const struct awscsi_cfg *c)
+static bool awscsi_stage_atomic(const struct awscsi_cfg *c)
 {
 	return c->atomic && block_ndelay;
 }
 
 /* The longest atomic write: with or without an atomic boundary. */
-static size_t stage_bytes(const struct awscsi_cfg *c)
+static size_t awscsi_stage_bytes(const struct awscsi_cfg *c)
 {
 	u64 n = max(c->atomic_max, c->atomic_max_bndry_len);
 
@@ -1024,8 +1030,8 @@ static int awscsi_alloc_disks(const struct awscsi_cfg *c)
 			awscsi_free_disks();
 			return -ENOMEM;
 		}
-		if (stage_atomic(c)) {
-			d->stage = vmalloc(stage_bytes(c));
+		if (awscsi_stage_atomic(c)) {
+			d->stage = vmalloc(awscsi_stage_bytes(c));
 			if (!d->stage) {
 				vfree(d->store);
 				awscsi_free_disks();

@@ -30,7 +30,7 @@ struct nvme_eng {
 };
 
 /* Namespaces and multipath heads are disks of nvme_core. */
-static bool is_nvme_ns(struct block_device *lower)
+static bool nvme_eng_is_nvme_ns(struct block_device *lower)
 {
 	struct gendisk *disk = lower->bd_disk;
 	struct module *owner = disk->fops->owner;
@@ -40,8 +40,9 @@ static bool is_nvme_ns(struct block_device *lower)
 }
 
 /* Limits from user space's Identify data, after checking it fits @lower. */
-static int from_identify(struct nvme_eng *e, struct block_device *lower,
-			 const struct awblk_hwinfo *info)
+static int nvme_eng_from_identify(struct nvme_eng *e,
+				  struct block_device *lower,
+				  const struct awblk_hwinfo *info)
 {
 	const struct aw_nvme_id *nid = info->data;
 	u64 disk_bytes = get_capacity(lower->bd_disk) << SECTOR_SHIFT;
@@ -72,7 +73,7 @@ static int from_identify(struct nvme_eng *e, struct block_device *lower,
 }
 
 /* Without Identify data: what the kernel itself derived (6.11+), or none. */
-static void from_kernel(struct nvme_eng *e, struct block_device *lower)
+static void nvme_eng_from_kernel(struct nvme_eng *e, struct block_device *lower)
 {
 	struct aw_atomic_hw hw;
 
@@ -96,7 +97,7 @@ static void from_kernel(struct nvme_eng *e, struct block_device *lower)
  * boundary when it is a power of two no smaller than the unit; otherwise
  * nothing can be promised.
  */
-static void apply_chunk(struct nvme_eng *e, struct block_device *lower)
+static void nvme_eng_apply_chunk(struct nvme_eng *e, struct block_device *lower)
 {
 	u64 chunk = (u64)bdev_get_queue(lower)->limits.chunk_sectors << 9;
 
@@ -123,7 +124,8 @@ static void apply_chunk(struct nvme_eng *e, struct block_device *lower)
  * (its limits do not stack), and refuses them. Otherwise they go down as
  * plain writes, kept whole by awnvme: NVMe makes them atomic all the same.
  */
-static bool kernel_takes_atomic(struct nvme_eng *e, struct block_device *lower)
+static bool nvme_eng_kernel_takes_atomic(struct nvme_eng *e,
+					 struct block_device *lower)
 {
 	struct aw_atomic_hw k;
 
@@ -141,15 +143,15 @@ static int nvme_eng_probe(struct block_device *lower,
 	int ret = 0;
 
 	memset(hw, 0, sizeof(*hw));
-	if (!is_nvme_ns(lower))
+	if (!nvme_eng_is_nvme_ns(lower))
 		return -ENODEV;
 	e = kzalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;
 	if (info && info->data)
-		ret = from_identify(e, lower, info);
+		ret = nvme_eng_from_identify(e, lower, info);
 	else
-		from_kernel(e, lower);
+		nvme_eng_from_kernel(e, lower);
 	if (!ret)
 		ret = bioset_init(&e->bs, BIO_POOL_SIZE, 0,
 				  BIOSET_NEED_BVECS | BIOSET_NEED_RESCUER);
@@ -157,8 +159,8 @@ static int nvme_eng_probe(struct block_device *lower,
 		kfree(e);
 		return ret;
 	}
-	apply_chunk(e, lower);
-	e->req_atomic = kernel_takes_atomic(e, lower);
+	nvme_eng_apply_chunk(e, lower);
+	e->req_atomic = nvme_eng_kernel_takes_atomic(e, lower);
 	e->start = (u64)get_start_sect(lower) << SECTOR_SHIFT;
 	hw->unit_min = e->id.unit_min;
 	hw->unit_max = e->id.unit_max;
@@ -181,7 +183,7 @@ static void nvme_eng_release(void *priv)
  * bytes or segments, or a gap at the queue's virtual boundary (NVMe's PRP
  * rule). Pages are counted one segment each, which over-counts, never under.
  */
-static bool would_split(struct request_queue *q, struct bio *bio)
+static bool nvme_eng_would_split(struct request_queue *q, struct bio *bio)
 {
 	unsigned long vmask = queue_virt_boundary(q);
 	unsigned int segs = 0, n = 0, total = 0;
@@ -205,7 +207,7 @@ static bool would_split(struct request_queue *q, struct bio *bio)
 	return segs > queue_max_segments(q);
 }
 
-static void bounce_free(struct bio *b)
+static void nvme_eng_bounce_free(struct bio *b)
 {
 	struct bvec_iter_all it;
 	struct bio_vec *bv;
@@ -215,17 +217,17 @@ static void bounce_free(struct bio *b)
 	bio_put(b);
 }
 
-static void bounce_endio(struct bio *b)
+static void nvme_eng_bounce_endio(struct bio *b)
 {
 	struct bio *orig = b->bi_private;
 
 	orig->bi_status = b->bi_status;
-	bounce_free(b);
+	nvme_eng_bounce_free(b);
 	bio_endio(orig);
 }
 
 /* Copy @bio's data into @b's pages, which are whole and in order. */
-static void bounce_copy(struct bio *b, struct bio *bio)
+static void nvme_eng_bounce_copy(struct bio *b, struct bio *bio)
 {
 	unsigned int off = 0;
 	struct bvec_iter it;
@@ -248,7 +250,7 @@ static void bounce_copy(struct bio *b, struct bio *bio)
 }
 
 /* A copy of @bio in whole, fresh pages: one segment a page, no gaps. */
-static struct bio *bounce(struct nvme_eng *e, struct bio *bio)
+static struct bio *nvme_eng_bounce(struct nvme_eng *e, struct bio *bio)
 {
 	unsigned int n = DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE);
 	unsigned int left = bio->bi_iter.bi_size;
@@ -267,14 +269,14 @@ static struct bio *bounce(struct nvme_eng *e, struct bio *bio)
 		if (!page || bio_add_page(b, page, len, 0) != len) {
 			if (page)
 				__free_page(page);
-			bounce_free(b);
+			nvme_eng_bounce_free(b);
 			return NULL;
 		}
 		left -= len;
 	}
-	bounce_copy(b, bio);
+	nvme_eng_bounce_copy(b, bio);
 	b->bi_private = bio;
-	b->bi_end_io = bounce_endio;
+	b->bi_end_io = nvme_eng_bounce_endio;
 	return b;
 }
 
@@ -296,8 +298,8 @@ static void nvme_eng_submit(void *priv, struct bio *bio)
 	else
 		aw_bio_clear_atomic(bio);
 	/* ...and not split: pages the queue would split on are copied. */
-	if (would_split(bdev_get_queue(bio->bi_bdev), bio)) {
-		b = bounce(e, bio);
+	if (nvme_eng_would_split(bdev_get_queue(bio->bi_bdev), bio)) {
+		b = nvme_eng_bounce(e, bio);
 		if (!b) {
 			bio_io_error(bio);
 			return;

@@ -35,7 +35,8 @@
 
 #define U32_LIMIT	0xffffffffULL
 
-static int fail(struct awnvme_id_info *out, const char **why, const char *s)
+static int awnvme_id_fail(struct awnvme_id_info *out, const char **why,
+			  const char *s)
 {
 	out->atomic_bs = 0;
 	out->boundary = 0;
@@ -53,7 +54,7 @@ static int fail(struct awnvme_id_info *out, const char **why, const char *s)
  * reserved otherwise. Linux always ORs them in; for a device that keeps
  * reserved bits zero both give the same index.
  */
-static u8 lbaf_index(u8 flbas, u8 nlbaf)
+static u8 awnvme_id_lbaf_index(u8 flbas, u8 nlbaf)
 {
 	u8 idx = flbas & 0x0f;
 
@@ -76,9 +77,9 @@ int awnvme_id_parse(const u8 *ctrl, u32 ctrl_len, const u8 *ns, u32 ns_len,
 
 	/* Lengths first: every read below is within the 4096 bytes. */
 	if (!ctrl || ctrl_len != AWNVME_ID_LEN)
-		return fail(out, why, "identify controller data is not 4096 bytes");
+		return awnvme_id_fail(out, why, "identify controller data is not 4096 bytes");
 	if (!ns || ns_len != AWNVME_ID_LEN)
-		return fail(out, why, "identify namespace data is not 4096 bytes");
+		return awnvme_id_fail(out, why, "identify namespace data is not 4096 bytes");
 
 	out->awun = aw_get_le16(ctrl + ID_CTRL_AWUN);
 	out->awupf = aw_get_le16(ctrl + ID_CTRL_AWUPF);
@@ -95,14 +96,14 @@ int awnvme_id_parse(const u8 *ctrl, u32 ctrl_len, const u8 *ns, u32 ns_len,
 
 	/* An inactive namespace identifies as all zeros: nothing to bind. */
 	if (!out->nsze)
-		return fail(out, why, "namespace size is zero");
+		return awnvme_id_fail(out, why, "namespace size is zero");
 	/* The table has room for 64 formats; more cannot be indexed. */
 	if (out->nlbaf >= LBAF_MAX)
-		return fail(out, why, "namespace reports more than 64 LBA formats");
+		return awnvme_id_fail(out, why, "namespace reports more than 64 LBA formats");
 	/* The format in use must be one the namespace says it has. */
-	out->lbaf_index = lbaf_index(out->flbas, out->nlbaf);
+	out->lbaf_index = awnvme_id_lbaf_index(out->flbas, out->nlbaf);
 	if (out->lbaf_index > out->nlbaf)
-		return fail(out, why, "namespace has no LBA format at FLBAS index");
+		return awnvme_id_fail(out, why, "namespace has no LBA format at FLBAS index");
 
 	lbaf = ns + ID_NS_LBAF + 4 * out->lbaf_index;
 	out->ms = aw_get_le16(lbaf);
@@ -112,8 +113,8 @@ int awnvme_id_parse(const u8 *ctrl, u32 ctrl_len, const u8 *ns, u32 ns_len,
 	 * Linux block size, never zero, and the shift defined.
 	 */
 	if (out->lbads < LBADS_MIN || out->lbads > LBADS_MAX)
-		return fail(out, why,
-			    "LBA data size is not supported (LBADS must be 9 to 16)");
+		return awnvme_id_fail(out, why,
+				      "LBA data size is not supported (LBADS must be 9 to 16)");
 	out->lbs = 1u << out->lbads;
 	/*
 	 * Limits in bytes are only right for the block device if it counts
@@ -121,8 +122,8 @@ int awnvme_id_parse(const u8 *ctrl, u32 ctrl_len, const u8 *ns, u32 ns_len,
 	 * how much they differ).
 	 */
 	if (dev_lbs && dev_lbs != out->lbs)
-		return fail(out, why,
-			    "namespace LBA size does not match the device's logical block size");
+		return awnvme_id_fail(out, why,
+				      "namespace LBA size does not match the device's logical block size");
 
 	out->awupf_bs = (1 + (u64)out->awupf) * out->lbs;
 	if ((out->nsfeat & AWNVME_NSFEAT_ATOMICS) && out->nawupf)
@@ -154,9 +155,9 @@ int awnvme_id_parse(const u8 *ctrl, u32 ctrl_len, const u8 *ns, u32 ns_len,
 	 * 2^32, which wraps to 0 in Linux's 32-bit math. Refuse instead.
 	 */
 	if (atomic_bs > U32_LIMIT)
-		return fail(out, why, "atomic write unit does not fit in 32 bits");
+		return awnvme_id_fail(out, why, "atomic write unit does not fit in 32 bits");
 	if (boundary > U32_LIMIT)
-		return fail(out, why, "atomic boundary does not fit in 32 bits");
+		return awnvme_id_fail(out, why, "atomic boundary does not fit in 32 bits");
 	/*
 	 * Boundary rules: the block layer only splits and merges at power of
 	 * two boundaries (blk_validate_atomic_write_limits refuses others),
@@ -167,10 +168,10 @@ int awnvme_id_parse(const u8 *ctrl, u32 ctrl_len, const u8 *ns, u32 ns_len,
 	 * layer refuses any atomic write that crosses the boundary.
 	 */
 	if (boundary && !aw_is_pow2(boundary))
-		return fail(out, why, "atomic boundary is not a power of two");
+		return awnvme_id_fail(out, why, "atomic boundary is not a power of two");
 	if (boundary && boundary < aw_rounddown_pow2(atomic_bs))
-		return fail(out, why,
-			    "atomic boundary is smaller than the atomic write unit");
+		return awnvme_id_fail(out, why,
+				      "atomic boundary is smaller than the atomic write unit");
 
 	out->atomic_bs = (u32)atomic_bs;
 	out->boundary = (u32)boundary;

@@ -126,7 +126,7 @@ struct pt_io {
 	unsigned int tries;
 };
 
-static blk_status_t pt_status(struct scsi_cmnd *scmd)
+static blk_status_t scsi_eng_pt_status(struct scsi_cmnd *scmd)
 {
 	struct scsi_sense_hdr sshdr;
 
@@ -146,13 +146,13 @@ static blk_status_t pt_status(struct scsi_cmnd *scmd)
 }
 
 /* The request's status: the SCSI one says more when there is one. */
-static blk_status_t pt_result(blk_status_t err, struct scsi_cmnd *scmd)
+static blk_status_t scsi_eng_pt_result(blk_status_t err, struct scsi_cmnd *scmd)
 {
-	return scmd->result ? pt_status(scmd) : err;
+	return scmd->result ? scsi_eng_pt_status(scmd) : err;
 }
 
 /* A UNIT ATTENTION (power on, reset...) says nothing about the write. */
-static bool pt_retry(struct pt_io *io, struct scsi_cmnd *scmd)
+static bool scsi_eng_pt_retry(struct pt_io *io, struct scsi_cmnd *scmd)
 {
 	struct scsi_sense_hdr sshdr;
 
@@ -167,7 +167,7 @@ static bool pt_retry(struct pt_io *io, struct scsi_cmnd *scmd)
  * falls back to vmalloc for GFP_KERNEL: a NOIO scope keeps reclaim from
  * recursing into I/O instead, so a large unit need not be contiguous.
  */
-static void *pt_bounce(struct bio *bio)
+static void *scsi_eng_pt_bounce(struct bio *bio)
 {
 	unsigned int noio = memalloc_noio_save();
 	void *buf = kvmalloc(bio->bi_iter.bi_size, GFP_KERNEL);
@@ -186,7 +186,7 @@ static void *pt_bounce(struct bio *bio)
 }
 
 /* The pages were only lent; the request's owner completes the bio. */
-static void pt_lend_endio(struct bio *pt)
+static void scsi_eng_pt_lend_endio(struct bio *pt)
 {
 	bio_put(pt);
 }
@@ -197,8 +197,8 @@ static void pt_lend_endio(struct bio *pt)
  * (boundary, segment size and count) as blk_rq_map_kern() would; NULL when
  * the pages cannot go to the device as they are.
  */
-static struct bio *pt_lend(struct scsi_eng *e, struct request_queue *q,
-			   struct bio *bio)
+static struct bio *scsi_eng_pt_lend(struct scsi_eng *e, struct request_queue *q,
+				    struct bio *bio)
 {
 	unsigned int mask = queue_dma_alignment(q);
 	struct bvec_iter it;
@@ -219,16 +219,17 @@ static struct bio *pt_lend(struct scsi_eng *e, struct request_queue *q,
 			return NULL;
 		}
 	}
-	pt->bi_end_io = pt_lend_endio;
+	pt->bi_end_io = scsi_eng_pt_lend_endio;
 	return pt;
 }
 
 /* Attach the bio's data to @rq: its own pages when they fit, else a copy. */
-static int pt_map(struct scsi_eng *e, struct request *rq, struct bio *bio,
-		  struct pt_io *io)
+static int scsi_eng_pt_map(struct scsi_eng *e, struct request *rq,
+			   struct bio *bio,
+			   struct pt_io *io)
 {
 	struct request_queue *q = rq->q;
-	struct bio *pt = pt_lend(e, q, bio);
+	struct bio *pt = scsi_eng_pt_lend(e, q, bio);
 
 	if (pt) {
 		if (!blk_rq_append_bio(rq, pt))
@@ -236,14 +237,14 @@ static int pt_map(struct scsi_eng *e, struct request *rq, struct bio *bio,
 		bio_put(pt);
 	}
 	if (!io->buf)
-		io->buf = pt_bounce(bio);
+		io->buf = scsi_eng_pt_bounce(bio);
 	if (!io->buf)
 		return -ENOMEM;
 	return blk_rq_map_kern(q, rq, io->buf, bio->bi_iter.bi_size, GFP_NOIO);
 }
 
 /* One WRITE ATOMIC(16) request for @io's bio; an ERR_PTR when none. */
-static struct request *pt_request(struct pt_io *io)
+static struct request *scsi_eng_pt_request(struct pt_io *io)
 {
 	struct scsi_eng *e = io->e;
 	struct bio *bio = io->bio;
@@ -255,7 +256,7 @@ static struct request *pt_request(struct pt_io *io)
 	rq = scsi_alloc_request(e->sdev->request_queue, REQ_OP_DRV_OUT, 0);
 	if (IS_ERR(rq))
 		return rq;
-	ret = pt_map(e, rq, bio, io);
+	ret = scsi_eng_pt_map(e, rq, bio, io);
 	if (ret) {
 		blk_mq_free_request(rq);
 		return ERR_PTR(ret);
@@ -271,7 +272,7 @@ static struct request *pt_request(struct pt_io *io)
 	return rq;
 }
 
-static void pt_finish(struct pt_io *io, blk_status_t status)
+static void scsi_eng_pt_finish(struct pt_io *io, blk_status_t status)
 {
 	struct bio *bio = io->bio;
 
@@ -286,51 +287,52 @@ static void pt_finish(struct pt_io *io, blk_status_t status)
  * after a UNIT ATTENTION), the flush after. A flush is one the block layer
  * sends to the sd disk, so it is accounted and ordered as any other.
  */
-static void pt_work(struct work_struct *work)
+static void scsi_eng_pt_work(struct work_struct *work)
 {
 	struct pt_io *io = container_of(work, struct pt_io, work);
 	struct block_device *bdev = io->bio->bi_bdev;
 	struct request *rq;
 
 	if (io->preflush && blkdev_issue_flush(bdev)) {
-		pt_finish(io, BLK_STS_IOERR);
+		scsi_eng_pt_finish(io, BLK_STS_IOERR);
 		return;
 	}
 	while (!io->sent) {
-		rq = pt_request(io);
+		rq = scsi_eng_pt_request(io);
 		if (IS_ERR(rq)) {
-			pt_finish(io, errno_to_blk_status(PTR_ERR(rq)));
+			scsi_eng_pt_finish(io, errno_to_blk_status(PTR_ERR(rq)));
 			return;
 		}
-		io->status = pt_result(blk_execute_rq(rq, false),
-				       blk_mq_rq_to_pdu(rq));
-		io->sent = !pt_retry(io, blk_mq_rq_to_pdu(rq));
+		io->status = scsi_eng_pt_result(blk_execute_rq(rq, false),
+						blk_mq_rq_to_pdu(rq));
+		io->sent = !scsi_eng_pt_retry(io, blk_mq_rq_to_pdu(rq));
 		blk_mq_free_request(rq);
 	}
 	if (!io->status && io->postflush && blkdev_issue_flush(bdev))
 		io->status = BLK_STS_IOERR;
-	pt_finish(io, io->status);
+	scsi_eng_pt_finish(io, io->status);
 }
 
-static enum rq_end_io_ret pt_end_io(struct request *rq, blk_status_t err)
+static enum rq_end_io_ret scsi_eng_pt_end_io(struct request *rq,
+					     blk_status_t err)
 {
 	struct pt_io *io = rq->end_io_data;
 	struct scsi_cmnd *scmd = blk_mq_rq_to_pdu(rq);
 
 	/* Whatever comes next is done from process context. */
 	io->preflush = false;
-	if (pt_retry(io, scmd)) {
+	if (scsi_eng_pt_retry(io, scmd)) {
 		queue_work(pt_wq, &io->work);
 		return RQ_END_IO_FREE;
 	}
 	io->sent = true;
-	io->status = pt_result(err, scmd);
+	io->status = scsi_eng_pt_result(err, scmd);
 	/* The flush after, or a vmalloc'd copy: vfree may not run here. */
 	if ((!io->status && io->postflush) || is_vmalloc_addr(io->buf)) {
 		queue_work(pt_wq, &io->work);
 		return RQ_END_IO_FREE;
 	}
-	pt_finish(io, io->status);
+	scsi_eng_pt_finish(io, io->status);
 	return RQ_END_IO_FREE;
 }
 
@@ -346,7 +348,7 @@ static void scsi_eng_submit(void *priv, struct bio *bio)
 		bio_io_error(bio);
 		return;
 	}
-	INIT_WORK(&io->work, pt_work);
+	INIT_WORK(&io->work, scsi_eng_pt_work);
 	io->e = priv;
 	io->bio = bio;
 	/* Without a volatile cache, every write is already durable. */
@@ -357,12 +359,12 @@ static void scsi_eng_submit(void *priv, struct bio *bio)
 		queue_work(pt_wq, &io->work);
 		return;
 	}
-	rq = pt_request(io);
+	rq = scsi_eng_pt_request(io);
 	if (IS_ERR(rq)) {
-		pt_finish(io, errno_to_blk_status(PTR_ERR(rq)));
+		scsi_eng_pt_finish(io, errno_to_blk_status(PTR_ERR(rq)));
 		return;
 	}
-	rq->end_io = pt_end_io;
+	rq->end_io = scsi_eng_pt_end_io;
 	rq->end_io_data = io;
 	blk_execute_rq_nowait(rq, false);
 }

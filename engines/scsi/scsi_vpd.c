@@ -7,7 +7,7 @@
 #include "scsi_vpd.h"
 
 /* Units must be multiples of granularity and alignment (a unit of 1 is). */
-static bool divides(u32 x, u64 unit_min, u64 unit_max)
+static bool awscsi_vpd_divides(u32 x, u64 unit_min, u64 unit_max)
 {
 	if (x <= 1)
 		return true;
@@ -46,8 +46,8 @@ void awscsi_vpd_atomic_hw(const u8 *b0, u32 len, u32 lbs, u32 pbs,
 	if (hw_max > 0xffff)
 		hw_max = 0xffff;
 	if (!unit_min || !unit_max || unit_min > unit_max ||
-	    !divides(gran, unit_min, unit_max) ||
-	    !divides(align, unit_min, unit_max) ||
+	    !awscsi_vpd_divides(gran, unit_min, unit_max) ||
+	    !awscsi_vpd_divides(align, unit_min, unit_max) ||
 	    hw_max * lbs > 0xffffffffULL) {
 		memset(hw, 0, sizeof(*hw));
 		return;

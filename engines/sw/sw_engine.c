@@ -136,13 +136,14 @@ static void awsw_fail(struct awsw *s, const char *what, int err)
 
 /* ---- range locks ---- */
 
-static bool overlaps(const struct awsw_range *a, const struct awsw_range *b)
+static bool awsw_overlaps(const struct awsw_range *a,
+			  const struct awsw_range *b)
 {
 	return a->start <= b->last && b->start <= a->last;
 }
 
 /* May @r be granted now? Call with s->lock held. */
-static bool range_free(struct awsw *s, struct awsw_range *r)
+static bool awsw_range_free(struct awsw *s, struct awsw_range *r)
 {
 	struct awsw_range *x;
 
@@ -154,21 +155,21 @@ static bool range_free(struct awsw *s, struct awsw_range *r)
 	list_for_each_entry(x, &s->waiting, wait) {
 		if (x == r)
 			break;
-		if (overlaps(x, r))
+		if (awsw_overlaps(x, r))
 			return false;
 	}
 	return true;
 }
 
-/* Take @r now (true) or queue it: range_grant() will run for it later. */
-static bool range_lock(struct awsw *s, struct awsw_range *r)
+/* Take @r now (true) or queue it: awsw_range_grant() will run for it later. */
+static bool awsw_range_lock(struct awsw *s, struct awsw_range *r)
 {
 	unsigned long flags;
 	bool now;
 
 	INIT_LIST_HEAD(&r->wait);
 	spin_lock_irqsave(&s->lock, flags);
-	now = range_free(s, r);
+	now = awsw_range_free(s, r);
 	if (now)
 		rt_insert(r, &s->granted);
 	else
@@ -177,9 +178,9 @@ static bool range_lock(struct awsw *s, struct awsw_range *r)
 	return now;
 }
 
-static void range_grant(struct awsw_io *io);
+static void awsw_range_grant(struct awsw_io *io);
 
-static void range_unlock(struct awsw *s, struct awsw_range *r)
+static void awsw_range_unlock(struct awsw *s, struct awsw_range *r)
 {
 	struct awsw_range *x, *n;
 	unsigned long flags;
@@ -188,7 +189,7 @@ static void range_unlock(struct awsw *s, struct awsw_range *r)
 	spin_lock_irqsave(&s->lock, flags);
 	rt_remove(r, &s->granted);
 	list_for_each_entry_safe(x, n, &s->waiting, wait) {
-		if (!range_free(s, x))
+		if (!awsw_range_free(s, x))
 			continue;
 		list_move_tail(&x->wait, &ready);
 		rt_insert(x, &s->granted);
@@ -196,7 +197,7 @@ static void range_unlock(struct awsw *s, struct awsw_range *r)
 	spin_unlock_irqrestore(&s->lock, flags);
 	list_for_each_entry_safe(x, n, &ready, wait) {
 		list_del_init(&x->wait);
-		range_grant(container_of(x, struct awsw_io, range));
+		awsw_range_grant(container_of(x, struct awsw_io, range));
 	}
 }
 
@@ -208,8 +209,8 @@ struct awsw_live {
 };
 
 /* Note a record's target; @l was allocated beforehand. Under s->lock. */
-static void live_add(struct awsw *s, struct awsw_live *l, sector_t start,
-		     sector_t last)
+static void awsw_live_add(struct awsw *s, struct awsw_live *l, sector_t start,
+			  sector_t last)
 {
 	if (l) {
 		l->r.start = start;
@@ -222,7 +223,7 @@ static void live_add(struct awsw *s, struct awsw_live *l, sector_t start,
 	}
 }
 
-static bool live_overlaps(struct awsw *s, struct awsw_range *r)
+static bool awsw_live_overlaps(struct awsw *s, struct awsw_range *r)
 {
 	unsigned long flags;
 	bool ret;
@@ -233,7 +234,7 @@ static bool live_overlaps(struct awsw *s, struct awsw_range *r)
 	return ret;
 }
 
-static void live_clear(struct awsw *s)
+static void awsw_live_clear(struct awsw *s)
 {
 	struct awsw_live *l, *n;
 	unsigned long flags;
@@ -251,7 +252,8 @@ static void live_clear(struct awsw *s)
 /* ---- synchronous I/O on the lower device ---- */
 
 /* Read or write @len bytes at byte @pos from or to @buf (kmalloc or vmalloc). */
-static int sync_rw(struct awsw *s, blk_opf_t opf, u64 pos, void *buf, u32 len)
+static int awsw_sync_rw(struct awsw *s, blk_opf_t opf, u64 pos, void *buf,
+			u32 len)
 {
 	bool vmap = is_vmalloc_addr(buf);
 	void *start = buf;
@@ -287,7 +289,7 @@ static int sync_rw(struct awsw *s, blk_opf_t opf, u64 pos, void *buf, u32 len)
 	return ret;
 }
 
-static int write_sb(struct awsw *s, u64 ckpt)
+static int awsw_write_sb(struct awsw *s, u64 ckpt)
 {
 	u8 *buf = kmalloc(AWSW_SB_SIZE, GFP_NOIO);
 	struct awsw_sb sb = s->sb;
@@ -297,8 +299,8 @@ static int write_sb(struct awsw *s, u64 ckpt)
 		return -ENOMEM;
 	sb.checkpoint_seq = ckpt;
 	awsw_sb_encode(&sb, buf);
-	ret = sync_rw(s, REQ_OP_WRITE | REQ_SYNC | REQ_FUA, 0, buf,
-		      AWSW_SB_SIZE);
+	ret = awsw_sync_rw(s, REQ_OP_WRITE | REQ_SYNC | REQ_FUA, 0, buf,
+			   AWSW_SB_SIZE);
 	kfree(buf);
 	if (!ret)
 		s->sb.checkpoint_seq = ckpt;
@@ -313,7 +315,7 @@ static int write_sb(struct awsw *s, u64 ckpt)
  * superblock; then the whole journal is free. Only the commit worker calls
  * this, and release once nothing else runs.
  */
-static int checkpoint(struct awsw *s)
+static int awsw_checkpoint(struct awsw *s)
 {
 	u64 seq;
 	int ret;
@@ -324,7 +326,7 @@ static int checkpoint(struct awsw *s)
 	if (seq != s->ckpt_seq) {
 		ret = blkdev_issue_flush(s->bdev);
 		if (!ret)
-			ret = write_sb(s, seq);
+			ret = awsw_write_sb(s, seq);
 		if (ret) {
 			awsw_fail(s, "a superblock update", ret);
 			return ret;
@@ -332,7 +334,7 @@ static int checkpoint(struct awsw *s)
 		s->ckpt_seq = seq;
 		atomic64_inc(&s->checkpoints);
 	}
-	live_clear(s);
+	awsw_live_clear(s);
 	spin_lock_irq(&s->lock);
 	s->head = 0;
 	spin_unlock_irq(&s->lock);
@@ -343,7 +345,7 @@ static int checkpoint(struct awsw *s)
  * Take a checkpoint now and wait for it: a plain write that a replay could
  * undo needs one. Process context.
  */
-static int checkpoint_sync(struct awsw *s)
+static int awsw_checkpoint_sync(struct awsw *s)
 {
 	u64 gen;
 
@@ -361,7 +363,7 @@ static int checkpoint_sync(struct awsw *s)
 
 static struct bio_set awsw_bs;
 
-static void unreserve(struct awsw *s, struct awsw_io *io)
+static void awsw_unreserve(struct awsw *s, struct awsw_io *io)
 {
 	unsigned long flags;
 
@@ -378,14 +380,14 @@ static void unreserve(struct awsw *s, struct awsw_io *io)
 	spin_unlock_irqrestore(&s->lock, flags);
 }
 
-static void io_done(struct awsw_io *io, blk_status_t status)
+static void awsw_io_done(struct awsw_io *io, blk_status_t status)
 {
 	struct awsw *s = io->s;
 	struct bio *bio = io->bio;
 	unsigned long flags;
 
-	unreserve(s, io);
-	range_unlock(s, &io->range);
+	awsw_unreserve(s, io);
+	awsw_range_unlock(s, &io->range);
 	mempool_free(io, s->pool);
 	if (status)
 		bio->bi_status = status;
@@ -406,8 +408,8 @@ static void io_done(struct awsw_io *io, blk_status_t status)
  * completes only when its siblings do, and they may be waiting for what
  * this one holds (a range, the journal).
  */
-static struct bio *clone_down(struct awsw_io *io, struct bio_set *bs,
-			      bio_end_io_t *end_io)
+static struct bio *awsw_clone_down(struct awsw_io *io, struct bio_set *bs,
+				   bio_end_io_t *end_io)
 {
 	struct bio *c = bio_alloc_clone(io->s->bdev, io->bio, GFP_NOIO, bs);
 
@@ -421,7 +423,7 @@ static struct bio *clone_down(struct awsw_io *io, struct bio_set *bs,
  * checkpoint is due, and @io is parked until the commit worker has taken
  * it; it starts again from there.
  */
-static int reserve(struct awsw *s, struct awsw_io *io)
+static int awsw_reserve(struct awsw *s, struct awsw_io *io)
 {
 	u32 need = awsw_rec_size(s->sb.lbs, io->bio->bi_iter.bi_size);
 	struct awsw_live *l = kmem_cache_alloc(awsw_live_cache,
@@ -441,7 +443,7 @@ static int reserve(struct awsw *s, struct awsw_io *io)
 		s->head += need;
 		atomic_inc(&s->pending);
 		io->reserved = true;
-		live_add(s, l, io->range.start, io->range.last);
+		awsw_live_add(s, l, io->range.start, io->range.last);
 		l = NULL;
 	} else {
 		if (!s->draining)
@@ -458,7 +460,7 @@ static int reserve(struct awsw *s, struct awsw_io *io)
 	return ret;
 }
 
-static u32 data_crc(struct bio *bio)
+static u32 awsw_data_crc(struct bio *bio)
 {
 	struct bvec_iter it;
 	struct bio_vec bv;
@@ -474,7 +476,7 @@ static u32 data_crc(struct bio *bio)
 }
 
 /* The record is written: on to the commit worker. Any context. */
-static void journal_endio(struct bio *bio)
+static void awsw_journal_endio(struct bio *bio)
 {
 	struct awsw_io *io = bio->bi_private;
 	struct awsw *s = io->s;
@@ -490,7 +492,7 @@ static void journal_endio(struct bio *bio)
 	io->hdr = NULL;
 	if (io->jerr) {
 		awsw_fail(s, "a journal write", io->jerr);
-		io_done(io, BLK_STS_IOERR);
+		awsw_io_done(io, BLK_STS_IOERR);
 		return;
 	}
 	atomic64_inc(&s->records);
@@ -512,8 +514,8 @@ static void journal_endio(struct bio *bio)
  * from above (shared, not copied). NULL when they need more vectors than a
  * bio holds (1 MiB of separate pages).
  */
-static struct bio *record_bio(struct awsw *s, struct awsw_io *io, u8 *hdr,
-			      blk_opf_t opf)
+static struct bio *awsw_record_bio(struct awsw *s, struct awsw_io *io, u8 *hdr,
+				   blk_opf_t opf)
 {
 	struct bvec_iter it;
 	struct bio_vec bv;
@@ -538,7 +540,7 @@ static struct bio *record_bio(struct awsw *s, struct awsw_io *io, u8 *hdr,
  * where the vectors allow (one command instead of two), else as two.
  * Nothing waits here: the completions move the write on.
  */
-static void write_record(struct awsw *s, struct awsw_io *io)
+static void awsw_write_record(struct awsw *s, struct awsw_io *io)
 {
 	u64 at = s->sb.journal_start + io->pos;
 	blk_opf_t opf = REQ_OP_WRITE | REQ_SYNC;
@@ -556,18 +558,18 @@ static void write_record(struct awsw *s, struct awsw_io *io)
 	/* Only a writer outside of submit_bio() can go on to commit. */
 	io->writer = current->bio_list ? NULL : current;
 
-	h = record_bio(s, io, hdr, opf);
+	h = awsw_record_bio(s, io, hdr, opf);
 	if (!h) {
 		h = bio_alloc_bioset(s->bdev, 1, opf, GFP_NOIO, &awsw_bs);
 		__bio_add_page(h, virt_to_page(hdr), s->sb.lbs,
 			       offset_in_page(hdr));
-		d = clone_down(io, &awsw_bs, journal_endio);
+		d = awsw_clone_down(io, &awsw_bs, awsw_journal_endio);
 		d->bi_opf = opf;
 		d->bi_iter.bi_sector = (at + s->sb.lbs) >> SECTOR_SHIFT;
 	}
 	h->bi_iter.bi_sector = at >> SECTOR_SHIFT;
 	h->bi_private = io;
-	h->bi_end_io = journal_endio;
+	h->bi_end_io = awsw_journal_endio;
 	atomic_set(&io->jleft, d ? 2 : 1);
 
 	submit_bio_noacct(h);
@@ -576,38 +578,38 @@ static void write_record(struct awsw *s, struct awsw_io *io)
 }
 
 /* Reserve and write @io's record, or park it (its crc is known). */
-static void atomic_record(struct awsw_io *io)
+static void awsw_atomic_record(struct awsw_io *io)
 {
-	int ret = reserve(io->s, io);
+	int ret = awsw_reserve(io->s, io);
 
 	if (ret == -EAGAIN)
 		return;
 	if (ret)
-		io_done(io, errno_to_blk_status(ret));
+		awsw_io_done(io, errno_to_blk_status(ret));
 	else
-		write_record(io->s, io);
+		awsw_write_record(io->s, io);
 }
 
 /* Checksum in the submitter's context, so that writers run in parallel. */
-static void atomic_start(struct awsw_io *io)
+static void awsw_atomic_start(struct awsw_io *io)
 {
-	io->dcrc = data_crc(io->bio);
-	atomic_record(io);
+	io->dcrc = awsw_data_crc(io->bio);
+	awsw_atomic_record(io);
 }
 
-static void commit_run(struct awsw *s, bool wait);
+static void awsw_commit_run(struct awsw *s, bool wait);
 
 /* An atomic write that had to wait for its range: like awsw_submit(). */
-static void atomic_work(struct work_struct *work)
+static void awsw_atomic_work(struct work_struct *work)
 {
 	struct awsw_io *io = container_of(work, struct awsw_io, work);
 	struct awsw *s = io->s;
 
-	atomic_start(io);
-	commit_run(s, false);
+	awsw_atomic_start(io);
+	awsw_commit_run(s, false);
 }
 
-static void inplace_endio(struct bio *c)
+static void awsw_inplace_endio(struct bio *c)
 {
 	struct awsw_io *io = c->bi_private;
 	blk_status_t st = c->bi_status;
@@ -616,14 +618,14 @@ static void inplace_endio(struct bio *c)
 	if (st)
 		awsw_fail(io->s, "an in-place write",
 			  blk_status_to_errno(st));
-	io_done(io, st);
+	awsw_io_done(io, st);
 }
 
 /*
  * One flush makes every record of @batch durable (group commit); then each
  * is written in place, no FUA needed.
  */
-static void commit_batch(struct awsw *s, struct list_head *batch)
+static void awsw_commit_batch(struct awsw *s, struct list_head *batch)
 {
 	struct awsw_io *io, *n;
 	struct blk_plug plug;
@@ -641,10 +643,10 @@ static void commit_batch(struct awsw *s, struct list_head *batch)
 
 		list_del_init(&io->deferred);
 		if (ret) {
-			io_done(io, errno_to_blk_status(ret));
+			awsw_io_done(io, errno_to_blk_status(ret));
 			continue;
 		}
-		c = clone_down(io, &awsw_bs, inplace_endio);
+		c = awsw_clone_down(io, &awsw_bs, awsw_inplace_endio);
 		c->bi_opf = REQ_OP_WRITE | REQ_SYNC;
 		submit_bio_noacct(c);
 	}
@@ -657,7 +659,7 @@ static void commit_batch(struct awsw *s, struct list_head *batch)
  * completions requeue the worker when the last one lands). After a
  * failure, parked writes fail at once.
  */
-static void drain(struct awsw *s)
+static void awsw_drain(struct awsw *s)
 {
 	bool failed = READ_ONCE(s->failed);
 	struct awsw_io *io, *n;
@@ -670,7 +672,7 @@ static void drain(struct awsw *s)
 	spin_unlock_irq(&s->lock);
 	if (!ready && !failed)
 		return;
-	ret = failed ? -EIO : checkpoint(s);
+	ret = failed ? -EIO : awsw_checkpoint(s);
 	spin_lock_irq(&s->lock);
 	s->draining = false;
 	s->ckpt_gen++;
@@ -680,14 +682,14 @@ static void drain(struct awsw *s)
 	list_for_each_entry_safe(io, n, &parked, deferred) {
 		list_del_init(&io->deferred);
 		if (ret)
-			io_done(io, errno_to_blk_status(ret));
+			awsw_io_done(io, errno_to_blk_status(ret));
 		else
-			atomic_record(io);
+			awsw_atomic_record(io);
 	}
 }
 
 /* Group commits, then a checkpoint when draining. With commit_lock. */
-static void commit_locked(struct awsw *s)
+static void awsw_commit_locked(struct awsw *s)
 {
 	LIST_HEAD(batch);
 
@@ -697,12 +699,12 @@ static void commit_locked(struct awsw *s)
 		spin_unlock_irq(&s->lock);
 		if (list_empty(&batch))
 			break;
-		commit_batch(s, &batch);
+		awsw_commit_batch(s, &batch);
 	}
-	drain(s);
+	awsw_drain(s);
 }
 
-static bool committing_waits(struct awsw *s)
+static bool awsw_committing_waits(struct awsw *s)
 {
 	bool ret;
 
@@ -717,26 +719,26 @@ static bool committing_waits(struct awsw *s)
  * Whoever holds commit_lock looks again after letting it go, so a record
  * that a writer left while it was busy is not left behind.
  */
-static void commit_run(struct awsw *s, bool wait)
+static void awsw_commit_run(struct awsw *s, bool wait)
 {
 	do {
 		if (wait)
 			mutex_lock(&s->commit_lock);
 		else if (!mutex_trylock(&s->commit_lock))
 			return;
-		commit_locked(s);
+		awsw_commit_locked(s);
 		mutex_unlock(&s->commit_lock);
 		wait = false;
-	} while (committing_waits(s));
+	} while (awsw_committing_waits(s));
 }
 
-static void commit_work(struct work_struct *work)
+static void awsw_commit_work(struct work_struct *work)
 {
-	commit_run(container_of(work, struct awsw, commit_work), true);
+	awsw_commit_run(container_of(work, struct awsw, commit_work), true);
 }
 
 /* An io for @bio; NULL once the engine has failed (@bio failed too). */
-static struct awsw_io *new_io(struct awsw *s, struct bio *bio, bool atomic)
+static struct awsw_io *awsw_new_io(struct awsw *s, struct bio *bio, bool atomic)
 {
 	struct awsw_io *io;
 
@@ -766,40 +768,40 @@ static void awsw_submit(void *priv, struct bio *bio)
 	struct awsw *s = priv;
 	struct awsw_io *io;
 
-	io = new_io(s, bio, true);
+	io = awsw_new_io(s, bio, true);
 	if (!io)
 		return;
-	INIT_WORK(&io->work, atomic_work);
-	if (!range_lock(s, &io->range))
-		return;		/* range_grant() queues the work */
-	atomic_start(io);
+	INIT_WORK(&io->work, awsw_atomic_work);
+	if (!awsw_range_lock(s, &io->range))
+		return;		/* awsw_range_grant() queues the work */
+	awsw_atomic_start(io);
 	/*
 	 * The ioctl may commit what completed in its own context, ours or
 	 * others': on a disk that completes at once, nothing waits for a
 	 * worker. @io may be gone by now.
 	 */
 	if (!current->bio_list)
-		commit_run(s, false);
+		awsw_commit_run(s, false);
 }
 
 /* ---- plain I/O ---- */
 
-static void plain_endio(struct bio *c)
+static void awsw_plain_endio(struct bio *c)
 {
 	struct awsw_io *io = c->bi_private;
 	blk_status_t st = c->bi_status;
 
 	bio_put(c);
-	io_done(io, st);
+	awsw_io_done(io, st);
 }
 
-static void plain_go(struct awsw_io *io)
+static void awsw_plain_go(struct awsw_io *io)
 {
-	submit_bio_noacct(clone_down(io, &io->s->bs, plain_endio));
+	submit_bio_noacct(awsw_clone_down(io, &io->s->bs, awsw_plain_endio));
 }
 
 /* Plain bios that waited for their range, or that must checkpoint first. */
-static void plain_work(struct work_struct *work)
+static void awsw_plain_work(struct work_struct *work)
 {
 	struct awsw *s = container_of(work, struct awsw, plain_work);
 	struct awsw_io *io, *n;
@@ -815,19 +817,19 @@ static void plain_work(struct work_struct *work)
 		if (READ_ONCE(s->failed))
 			ret = -EIO;
 		else if (op_is_write(bio_op(io->bio)) &&
-			 live_overlaps(s, &io->range)) {
+			 awsw_live_overlaps(s, &io->range)) {
 			atomic64_inc(&s->plain_ckpt);
-			ret = checkpoint_sync(s);
+			ret = awsw_checkpoint_sync(s);
 		}
 		if (ret)
-			io_done(io, errno_to_blk_status(ret));
+			awsw_io_done(io, errno_to_blk_status(ret));
 		else
-			plain_go(io);
+			awsw_plain_go(io);
 	}
 }
 
 /* Hand a granted plain bio to plain_work (from any context). */
-static void plain_defer(struct awsw_io *io)
+static void awsw_plain_defer(struct awsw_io *io)
 {
 	struct awsw *s = io->s;
 	unsigned long flags;
@@ -838,12 +840,12 @@ static void plain_defer(struct awsw_io *io)
 	queue_work(s->wq, &s->plain_work);
 }
 
-static void range_grant(struct awsw_io *io)
+static void awsw_range_grant(struct awsw_io *io)
 {
 	if (io->atomic)
 		queue_work(io->s->wq, &io->work);
 	else
-		plain_defer(io);
+		awsw_plain_defer(io);
 }
 
 static void awsw_submit_plain(void *priv, struct bio *bio)
@@ -856,15 +858,15 @@ static void awsw_submit_plain(void *priv, struct bio *bio)
 		submit_bio_noacct(bio);
 		return;
 	}
-	io = new_io(s, bio, false);
+	io = awsw_new_io(s, bio, false);
 	if (!io)
 		return;
-	if (!range_lock(s, &io->range))
-		return;		/* range_grant() defers it */
-	if (op_is_write(bio_op(bio)) && live_overlaps(s, &io->range))
-		plain_defer(io);	/* checkpoints first, may sleep */
+	if (!awsw_range_lock(s, &io->range))
+		return;		/* awsw_range_grant() defers it */
+	if (op_is_write(bio_op(bio)) && awsw_live_overlaps(s, &io->range))
+		awsw_plain_defer(io);	/* checkpoints first, may sleep */
 	else
-		plain_go(io);
+		awsw_plain_go(io);
 }
 
 /* ---- recovery ---- */
@@ -879,7 +881,8 @@ struct awsw_scan {
 };
 
 /* Make [pos, pos + len) of the journal readable at sc->win. */
-static int scan_window(struct awsw *s, struct awsw_scan *sc, u64 pos, u32 len)
+static int awsw_scan_window(struct awsw *s, struct awsw_scan *sc, u64 pos,
+			    u32 len)
 {
 	u64 end = s->sb.journal_size;
 
@@ -889,17 +892,17 @@ static int scan_window(struct awsw *s, struct awsw_scan *sc, u64 pos, u32 len)
 	sc->win_len = min_t(u64, sc->win_max, end - pos);
 	if (len > sc->win_len)
 		return -EINVAL;
-	return sync_rw(s, REQ_OP_READ, s->sb.journal_start + pos, sc->win,
-		       sc->win_len);
+	return awsw_sync_rw(s, REQ_OP_READ, s->sb.journal_start + pos, sc->win,
+			    sc->win_len);
 }
 
-static u32 crc_buf(const u8 *p, u32 len)
+static u32 awsw_crc_buf(const u8 *p, u32 len)
 {
 	return ~crc32c(~0U, p, len);
 }
 
 /* Find every record that checks out, header and data. */
-static int scan(struct awsw *s, struct awsw_scan *sc)
+static int awsw_scan_records(struct awsw *s, struct awsw_scan *sc)
 {
 	u32 lbs = s->sb.lbs;
 	u64 pos = 0;
@@ -909,7 +912,7 @@ static int scan(struct awsw *s, struct awsw_scan *sc)
 		struct awsw_rec r;
 		u8 *hdr;
 
-		ret = scan_window(s, sc, pos, lbs);
+		ret = awsw_scan_window(s, sc, pos, lbs);
 		if (ret)
 			return ret;
 		hdr = sc->win + (pos - sc->win_pos);
@@ -917,12 +920,12 @@ static int scan(struct awsw *s, struct awsw_scan *sc)
 			pos += lbs;
 			continue;
 		}
-		ret = scan_window(s, sc, pos, lbs + r.len);
+		ret = awsw_scan_window(s, sc, pos, lbs + r.len);
 		if (ret)
 			return ret;
 		hdr = sc->win + (pos - sc->win_pos);
-		if (!awsw_rec_check_data(&r, awsw_rec_crc(crc_buf(hdr + lbs,
-								  r.len),
+		if (!awsw_rec_check_data(&r, awsw_rec_crc(awsw_crc_buf(hdr + lbs,
+								       r.len),
 							  hdr, lbs))) {
 			s->discarded++;
 			pos += lbs;
@@ -943,7 +946,7 @@ static int scan(struct awsw *s, struct awsw_scan *sc)
 	return 0;
 }
 
-static int replay(struct awsw *s, struct awsw_scan *sc, unsigned int n)
+static int awsw_replay(struct awsw *s, struct awsw_scan *sc, unsigned int n)
 {
 	unsigned int i;
 	int ret;
@@ -952,13 +955,13 @@ static int replay(struct awsw *s, struct awsw_scan *sc, unsigned int n)
 		struct awsw_rec *r = &sc->recs[i];
 
 		/* Read it again: it was checked, the window has moved on. */
-		ret = sync_rw(s, REQ_OP_READ,
-			      s->sb.journal_start + r->pos + s->sb.lbs,
-			      sc->win, r->len);
+		ret = awsw_sync_rw(s, REQ_OP_READ,
+				   s->sb.journal_start + r->pos + s->sb.lbs,
+				   sc->win, r->len);
 		if (!ret)
-			ret = sync_rw(s, REQ_OP_WRITE | REQ_SYNC,
-				      s->sb.data_start + r->target, sc->win,
-				      r->len);
+			ret = awsw_sync_rw(s, REQ_OP_WRITE | REQ_SYNC,
+					   s->sb.data_start + r->target, sc->win,
+					   r->len);
 		if (ret)
 			return ret;
 		s->replayed++;
@@ -966,7 +969,7 @@ static int replay(struct awsw *s, struct awsw_scan *sc, unsigned int n)
 	return 0;
 }
 
-static int recover(struct awsw *s)
+static int awsw_recover(struct awsw *s)
 {
 	struct awsw_scan sc = { .win_max = SZ_1M + s->sb.unit_max + s->sb.lbs };
 	unsigned int n;
@@ -978,16 +981,16 @@ static int recover(struct awsw *s)
 	if (!sc.win || !sc.recs)
 		goto out;
 	sc.max_seq = s->sb.checkpoint_seq;
-	ret = scan(s, &sc);
+	ret = awsw_scan_records(s, &sc);
 	if (ret)
 		goto out;
 	n = awsw_replay_plan(sc.recs, sc.n, s->sb.checkpoint_seq);
-	ret = replay(s, &sc, n);
+	ret = awsw_replay(s, &sc, n);
 	/* Durable in place before the checkpoint moves past the records. */
 	if (!ret && sc.max_seq > s->sb.checkpoint_seq) {
 		ret = blkdev_issue_flush(s->bdev);
 		if (!ret)
-			ret = write_sb(s, sc.max_seq);
+			ret = awsw_write_sb(s, sc.max_seq);
 	}
 	if (!ret) {
 		s->seq = s->ckpt_seq = s->sb.checkpoint_seq;
@@ -1003,8 +1006,9 @@ out:
 
 /* ---- attach and detach ---- */
 
-static int read_sb(struct block_device *bdev, const struct awblk_hwinfo *info,
-		   struct awsw_sb *sb, struct awsw *tmp)
+static int awsw_read_sb(struct block_device *bdev,
+			const struct awblk_hwinfo *info,
+			struct awsw_sb *sb, struct awsw *tmp)
 {
 	u8 *buf = kmalloc(AWSW_SB_SIZE, GFP_KERNEL);
 	const char *why = NULL;
@@ -1013,7 +1017,7 @@ static int read_sb(struct block_device *bdev, const struct awblk_hwinfo *info,
 	if (!buf)
 		return -ENOMEM;
 	tmp->bdev = bdev;
-	ret = sync_rw(tmp, REQ_OP_READ, 0, buf, AWSW_SB_SIZE);
+	ret = awsw_sync_rw(tmp, REQ_OP_READ, 0, buf, AWSW_SB_SIZE);
 	if (!ret)
 		ret = awsw_sb_decode(buf, AWSW_SB_SIZE, bdev_nr_bytes(bdev),
 				     bdev_logical_block_size(bdev), sb, &why);
@@ -1041,7 +1045,7 @@ static void awsw_free(struct awsw *s)
 		destroy_workqueue(s->cwq);
 	if (s->wq)
 		destroy_workqueue(s->wq);
-	live_clear(s);
+	awsw_live_clear(s);
 	mempool_destroy(s->hdr_pool);
 	mempool_destroy(s->pool);
 	bioset_exit(&s->bs);
@@ -1057,7 +1061,7 @@ static int awsw_probe(struct block_device *bdev,
 
 	if (!s)
 		return -ENOMEM;
-	ret = read_sb(bdev, info, &s->sb, s);
+	ret = awsw_read_sb(bdev, info, &s->sb, s);
 	if (ret)
 		goto free_early;
 	if (bdev_read_only(bdev)) {
@@ -1077,8 +1081,8 @@ static int awsw_probe(struct block_device *bdev,
 	INIT_LIST_HEAD(&s->parked);
 	init_waitqueue_head(&s->pending_wait);
 	init_waitqueue_head(&s->idle_wait);
-	INIT_WORK(&s->plain_work, plain_work);
-	INIT_WORK(&s->commit_work, commit_work);
+	INIT_WORK(&s->plain_work, awsw_plain_work);
+	INIT_WORK(&s->commit_work, awsw_commit_work);
 	mutex_init(&s->commit_lock);
 	INIT_LIST_HEAD(&s->plain);
 	ret = bioset_init(&s->bs, BIO_POOL_SIZE, 0, BIOSET_NEED_RESCUER);
@@ -1094,7 +1098,7 @@ static int awsw_probe(struct block_device *bdev,
 				 1, s->name);
 	if (!s->pool || !s->hdr_pool || !s->wq || !s->cwq)
 		goto free;
-	ret = recover(s);
+	ret = awsw_recover(s);
 	if (ret) {
 		pr_info("%s: recovery failed (error %d)\n", s->name, ret);
 		goto free;
@@ -1128,13 +1132,13 @@ static void awsw_release(void *priv)
 	struct awsw *s = priv;
 
 	wait_event(s->idle_wait, !atomic_read(&s->inflight));
-	/* The last io_done() is out of the wait queue's lock after this. */
+	/* The last awsw_io_done() is out of the wait queue's lock after this. */
 	spin_lock_irq(&s->idle_wait.lock);
 	spin_unlock_irq(&s->idle_wait.lock);
 	flush_workqueue(s->wq);
 	flush_workqueue(s->cwq);
 	if (!READ_ONCE(s->failed))
-		checkpoint(s);
+		awsw_checkpoint(s);
 	awsw_free(s);
 }
 

@@ -133,7 +133,7 @@ static const u8 zero4[4];
  * crc32c continued from @crc over @len bytes at @buf, as if the 4 bytes at
  * @field were zero.
  */
-static u32 crc_skip_field(u32 crc, const u8 *buf, u32 len, u32 field)
+static u32 awsw_crc_skip_field(u32 crc, const u8 *buf, u32 len, u32 field)
 {
 	if (len < field + 4)
 		return awsw_crc32c(crc, buf, len);
@@ -142,7 +142,7 @@ static u32 crc_skip_field(u32 crc, const u8 *buf, u32 len, u32 field)
 	return awsw_crc32c(crc, buf + field + 4, len - field - 4);
 }
 
-static bool all_zero(const u8 *p, u32 len)
+static bool awsw_all_zero(const u8 *p, u32 len)
 {
 	while (len--)
 		if (*p++)
@@ -166,11 +166,11 @@ void awsw_sb_encode(const struct awsw_sb *sb, u8 *buf)
 	aw_put_le64(buf + SB_DATA_START, sb->data_start);
 	aw_put_le64(buf + SB_DATA_SIZE, sb->data_size);
 	aw_put_le64(buf + SB_CHECKPOINT, sb->checkpoint_seq);
-	aw_put_le32(buf + SB_CRC, crc_skip_field(0, buf, AWSW_SB_SIZE, SB_CRC));
+	aw_put_le32(buf + SB_CRC, awsw_crc_skip_field(0, buf, AWSW_SB_SIZE, SB_CRC));
 }
 
-static int sb_fail(struct awsw_sb *sb, const char **why, int err,
-		   const char *s)
+static int awsw_sb_fail(struct awsw_sb *sb, const char **why, int err,
+			const char *s)
 {
 	memset(sb, 0, sizeof(*sb));
 	*why = s;
@@ -178,7 +178,7 @@ static int sb_fail(struct awsw_sb *sb, const char **why, int err,
 }
 
 /* The block size and unit rules that layout and decode share. */
-static const char *check_units(u32 lbs, u32 unit_max)
+static const char *awsw_check_units(u32 lbs, u32 unit_max)
 {
 	if (!aw_is_pow2(lbs) || lbs < AWSW_LBS_MIN || lbs > AWSW_LBS_MAX)
 		return "logical block size is not a power of two from 512 to 65536";
@@ -192,7 +192,7 @@ static const char *check_units(u32 lbs, u32 unit_max)
  * The smallest journal for @unit_max: a full-size record must always find
  * room while earlier ones wait for their checkpoint.
  */
-static u64 journal_min(u32 lbs, u32 unit_max)
+static u64 awsw_journal_min(u32 lbs, u32 unit_max)
 {
 	return (u64)AWSW_JOURNAL_MIN_RECORDS * awsw_rec_size(lbs, unit_max);
 }
@@ -202,10 +202,10 @@ static u64 journal_min(u32 lbs, u32 unit_max)
  * size @dev_lbs (0: unknown)? Areas in order superblock, journal, data,
  * none overlapping, all inside the device and aligned.
  */
-static const char *check_geometry(const struct awsw_sb *sb, u64 dev_bytes,
-				  u32 dev_lbs)
+static const char *awsw_check_geometry(const struct awsw_sb *sb, u64 dev_bytes,
+				       u32 dev_lbs)
 {
-	const char *s = check_units(sb->lbs, sb->unit_max);
+	const char *s = awsw_check_units(sb->lbs, sb->unit_max);
 	u64 lbs_mask = sb->lbs - 1;
 
 	if (s)
@@ -216,7 +216,7 @@ static const char *check_geometry(const struct awsw_sb *sb, u64 dev_bytes,
 		return "journal overlaps the superblock";
 	if ((sb->journal_start | sb->journal_size) & lbs_mask)
 		return "journal is not aligned to the logical block size";
-	if (sb->journal_size < journal_min(sb->lbs, sb->unit_max))
+	if (sb->journal_size < awsw_journal_min(sb->lbs, sb->unit_max))
 		return "journal is too small for the largest atomic write";
 	if (sb->journal_start > dev_bytes ||
 	    sb->journal_size > dev_bytes - sb->journal_start)
@@ -245,8 +245,8 @@ int awsw_sb_decode(const u8 *buf, u32 len, u64 dev_bytes, u32 dev_lbs,
 	memset(sb, 0, sizeof(*sb));
 
 	if (!buf || len < AWSW_SB_SIZE)
-		return sb_fail(sb, why, -EINVAL,
-			       "superblock buffer is shorter than 4096 bytes");
+		return awsw_sb_fail(sb, why, -EINVAL,
+				    "superblock buffer is shorter than 4096 bytes");
 	/*
 	 * Only a missing magic means "not ours": anything that carries it
 	 * but fails a check below is an awkit device in trouble, and attach
@@ -254,24 +254,24 @@ int awsw_sb_decode(const u8 *buf, u32 len, u64 dev_bytes, u32 dev_lbs,
 	 */
 	if (memcmp(buf + SB_MAGIC, AWSW_SB_MAGIC, AWSW_SB_MAGIC_LEN)) {
 		if (!memcmp(buf + SB_MAGIC, AWSW_SB_MAGIC, AWSW_SB_MAGIC_LEN - 1))
-			return sb_fail(sb, why, -EINVAL,
-				       "awkit superblock of an unknown format");
-		return sb_fail(sb, why, -ENODATA, "no awkit superblock");
+			return awsw_sb_fail(sb, why, -EINVAL,
+					    "awkit superblock of an unknown format");
+		return awsw_sb_fail(sb, why, -ENODATA, "no awkit superblock");
 	}
-	if (aw_get_le32(buf + SB_CRC) != crc_skip_field(0, buf, AWSW_SB_SIZE, SB_CRC))
-		return sb_fail(sb, why, -EINVAL, "superblock checksum mismatch");
+	if (aw_get_le32(buf + SB_CRC) != awsw_crc_skip_field(0, buf, AWSW_SB_SIZE, SB_CRC))
+		return awsw_sb_fail(sb, why, -EINVAL, "superblock checksum mismatch");
 	/* Past the crc, what fails was written so: a newer or buggy awkit. */
 	if (aw_get_le32(buf + SB_VERSION) != AWSW_VERSION)
-		return sb_fail(sb, why, -EINVAL,
-			       "superblock version is not supported");
+		return awsw_sb_fail(sb, why, -EINVAL,
+				    "superblock version is not supported");
 	if (aw_get_le32(buf + SB_FLAGS))
-		return sb_fail(sb, why, -EINVAL,
-			       "superblock has unknown flags");
-	if (!all_zero(buf + SB_USED, AWSW_SB_SIZE - SB_USED))
-		return sb_fail(sb, why, -EINVAL,
-			       "superblock reserved bytes are not zero");
-	if (all_zero(buf + SB_UUID, AWSW_UUID_LEN))
-		return sb_fail(sb, why, -EINVAL, "superblock uuid is zero");
+		return awsw_sb_fail(sb, why, -EINVAL,
+				    "superblock has unknown flags");
+	if (!awsw_all_zero(buf + SB_USED, AWSW_SB_SIZE - SB_USED))
+		return awsw_sb_fail(sb, why, -EINVAL,
+				    "superblock reserved bytes are not zero");
+	if (awsw_all_zero(buf + SB_UUID, AWSW_UUID_LEN))
+		return awsw_sb_fail(sb, why, -EINVAL, "superblock uuid is zero");
 
 	sb->version = AWSW_VERSION;
 	memcpy(sb->uuid, buf + SB_UUID, AWSW_UUID_LEN);
@@ -283,9 +283,9 @@ int awsw_sb_decode(const u8 *buf, u32 len, u64 dev_bytes, u32 dev_lbs,
 	sb->data_size = aw_get_le64(buf + SB_DATA_SIZE);
 	sb->checkpoint_seq = aw_get_le64(buf + SB_CHECKPOINT);
 
-	s = check_geometry(sb, dev_bytes, dev_lbs);
+	s = awsw_check_geometry(sb, dev_bytes, dev_lbs);
 	if (s)
-		return sb_fail(sb, why, -EINVAL, s);
+		return awsw_sb_fail(sb, why, -EINVAL, s);
 	return 0;
 }
 
@@ -293,12 +293,12 @@ int awsw_sb_decode(const u8 *buf, u32 len, u64 dev_bytes, u32 dev_lbs,
  * Power-of-two alignment by masks, so no 64-bit division is needed on any
  * architecture (named so as not to clash with the kernel's macros).
  */
-static u64 align_up(u64 v, u64 a)
+static u64 awsw_align_up(u64 v, u64 a)
 {
 	return (v + a - 1) & ~(a - 1);
 }
 
-static u64 align_down(u64 v, u64 a)
+static u64 awsw_align_down(u64 v, u64 a)
 {
 	return v & ~(a - 1);
 }
@@ -315,30 +315,30 @@ int awsw_layout(u64 dev_bytes, u32 lbs, u64 journal_bytes, u32 unit_max,
 	memset(sb, 0, sizeof(*sb));
 	if (!unit_max)
 		unit_max = AWSW_UNIT_MAX_DEFAULT;
-	s = check_units(lbs, unit_max);
+	s = awsw_check_units(lbs, unit_max);
 	if (s)
-		return sb_fail(sb, why, -EINVAL, s);
+		return awsw_sb_fail(sb, why, -EINVAL, s);
 	/* Sums below stay far from wrapping: no real device is this large. */
 	if (dev_bytes > AWSW_DEV_MAX)
-		return sb_fail(sb, why, -EINVAL, "device is too large");
+		return awsw_sb_fail(sb, why, -EINVAL, "device is too large");
 	if (dev_bytes & (lbs - 1))
-		return sb_fail(sb, why, -EINVAL,
-			       "device size is not a multiple of the logical block size");
-	jmin = journal_min(lbs, unit_max);
+		return awsw_sb_fail(sb, why, -EINVAL,
+				    "device size is not a multiple of the logical block size");
+	jmin = awsw_journal_min(lbs, unit_max);
 
 	if (journal_bytes) {
 		if (journal_bytes & (lbs - 1))
-			return sb_fail(sb, why, -EINVAL,
-				       "journal is not aligned to the logical block size");
+			return awsw_sb_fail(sb, why, -EINVAL,
+					    "journal is not aligned to the logical block size");
 		if (journal_bytes < jmin)
-			return sb_fail(sb, why, -EINVAL,
-				       "journal is too small for the largest atomic write");
+			return awsw_sb_fail(sb, why, -EINVAL,
+					    "journal is too small for the largest atomic write");
 		/* Bounded first, so the sums below cannot wrap. */
 		if (journal_bytes > dev_bytes)
-			return sb_fail(sb, why, -EINVAL,
-				       "device is too small for the format");
-		end = align_up(AWSW_JOURNAL_START + journal_bytes,
-			       AWSW_DATA_ALIGN);
+			return awsw_sb_fail(sb, why, -EINVAL,
+					    "device is too small for the format");
+		end = awsw_align_up(AWSW_JOURNAL_START + journal_bytes,
+				    AWSW_DATA_ALIGN);
 	} else {
 		u64 want = (u64)AWSW_JOURNAL_DEFAULT_RECORDS *
 			   awsw_rec_size(lbs, unit_max);
@@ -350,19 +350,19 @@ int awsw_layout(u64 dev_bytes, u32 lbs, u64 journal_bytes, u32 unit_max,
 		 * The journal ends where the data area starts, on a 1 MiB
 		 * boundary: the padding becomes journal rather than waste.
 		 */
-		end = align_up(AWSW_JOURNAL_START + want, AWSW_DATA_ALIGN);
+		end = awsw_align_up(AWSW_JOURNAL_START + want, AWSW_DATA_ALIGN);
 		if (end - AWSW_JOURNAL_START > cap)
-			end = align_down(AWSW_JOURNAL_START + cap,
-					 AWSW_DATA_ALIGN);
+			end = awsw_align_down(AWSW_JOURNAL_START + cap,
+					      AWSW_DATA_ALIGN);
 		if (end < AWSW_JOURNAL_START + jmin)
-			return sb_fail(sb, why, -EINVAL,
-				       "device is too small for the format");
+			return awsw_sb_fail(sb, why, -EINVAL,
+					    "device is too small for the format");
 	}
 
 	if (end > dev_bytes || dev_bytes - end < AWSW_DATA_MIN ||
 	    dev_bytes - end < unit_max)
-		return sb_fail(sb, why, -EINVAL,
-			       "device is too small for the format");
+		return awsw_sb_fail(sb, why, -EINVAL,
+				    "device is too small for the format");
 
 	sb->version = AWSW_VERSION;
 	sb->lbs = lbs;
@@ -371,12 +371,12 @@ int awsw_layout(u64 dev_bytes, u32 lbs, u64 journal_bytes, u32 unit_max,
 	sb->journal_size = journal_bytes ? journal_bytes :
 			   end - AWSW_JOURNAL_START;
 	sb->data_start = end;
-	sb->data_size = align_down(dev_bytes - end, lbs);
+	sb->data_size = awsw_align_down(dev_bytes - end, lbs);
 
 	/* The same judge as attach: format never writes what attach refuses. */
-	s = check_geometry(sb, dev_bytes, lbs);
+	s = awsw_check_geometry(sb, dev_bytes, lbs);
 	if (s)
-		return sb_fail(sb, why, -EINVAL, s);
+		return awsw_sb_fail(sb, why, -EINVAL, s);
 	return 0;
 }
 
@@ -403,7 +403,7 @@ void awsw_rec_encode_header(const struct awsw_sb *sb, u8 *hdr, u64 pos,
 
 u32 awsw_rec_crc(u32 data_crc, const u8 *hdr, u32 hdr_len)
 {
-	return crc_skip_field(data_crc, hdr, hdr_len, REC_CRC);
+	return awsw_crc_skip_field(data_crc, hdr, hdr_len, REC_CRC);
 }
 
 void awsw_rec_set_crc(u8 *hdr, u32 crc)
@@ -433,7 +433,7 @@ int awsw_rec_check_header(const u8 *hdr, u32 hdr_len, u64 pos,
 	if (memcmp(hdr + REC_MAGIC, AWSW_REC_MAGIC, AWSW_REC_MAGIC_LEN) ||
 	    aw_get_le32(hdr + REC_VERSION) != AWSW_VERSION ||
 	    aw_get_le32(hdr + REC_FLAGS) ||
-	    !all_zero(hdr + AWSW_REC_HDR_USED, hdr_len - AWSW_REC_HDR_USED))
+	    !awsw_all_zero(hdr + AWSW_REC_HDR_USED, hdr_len - AWSW_REC_HDR_USED))
 		return -EINVAL;
 	/* Written by this format, at this very place. */
 	if (memcmp(hdr + REC_UUID, sb->uuid, AWSW_UUID_LEN) ||
@@ -483,12 +483,12 @@ u64 awsw_journal_place(const struct awsw_sb *sb, u64 pos, u32 rec_bytes)
 /* ---- Recovery ---- */
 
 /* Order by seq, then pos: a total order, as no two records share a pos. */
-static bool rec_less(const struct awsw_rec *a, const struct awsw_rec *b)
+static bool awsw_rec_less(const struct awsw_rec *a, const struct awsw_rec *b)
 {
 	return a->seq < b->seq || (a->seq == b->seq && a->pos < b->pos);
 }
 
-static void rec_swap(struct awsw_rec *a, struct awsw_rec *b)
+static void awsw_rec_swap(struct awsw_rec *a, struct awsw_rec *b)
 {
 	struct awsw_rec t = *a;
 
@@ -496,16 +496,16 @@ static void rec_swap(struct awsw_rec *a, struct awsw_rec *b)
 	*b = t;
 }
 
-static void sift_down(struct awsw_rec *r, unsigned int i, unsigned int n)
+static void awsw_sift_down(struct awsw_rec *r, unsigned int i, unsigned int n)
 {
 	unsigned int c;
 
 	while ((c = 2 * i + 1) < n) {
-		if (c + 1 < n && rec_less(&r[c], &r[c + 1]))
+		if (c + 1 < n && awsw_rec_less(&r[c], &r[c + 1]))
 			c++;
-		if (!rec_less(&r[i], &r[c]))
+		if (!awsw_rec_less(&r[i], &r[c]))
 			return;
-		rec_swap(&r[i], &r[c]);
+		awsw_rec_swap(&r[i], &r[c]);
 		i = c;
 	}
 }
@@ -515,15 +515,15 @@ static void sift_down(struct awsw_rec *r, unsigned int i, unsigned int n)
  * a journal of many small records found in two runs (before and after the
  * wrap) would make an insertion sort quadratic.
  */
-static void rec_sort(struct awsw_rec *r, unsigned int n)
+static void awsw_rec_sort(struct awsw_rec *r, unsigned int n)
 {
 	unsigned int i;
 
 	for (i = n / 2; i-- > 0;)
-		sift_down(r, i, n);
+		awsw_sift_down(r, i, n);
 	for (i = n; i-- > 1;) {
-		rec_swap(&r[0], &r[i]);
-		sift_down(r, 0, i);
+		awsw_rec_swap(&r[0], &r[i]);
+		awsw_sift_down(r, 0, i);
 	}
 }
 
@@ -547,7 +547,7 @@ unsigned int awsw_replay_plan(struct awsw_rec *recs, unsigned int n,
 	for (i = 0; i < n; i++)
 		if (recs[i].seq > checkpoint_seq)
 			recs[kept++] = recs[i];
-	rec_sort(recs, kept);
+	awsw_rec_sort(recs, kept);
 	/*
 	 * One record per seq: the engine writes a seq again only to retry
 	 * the same write, so the copies agree; keep the lowest pos so the
@@ -563,7 +563,7 @@ unsigned int awsw_replay_plan(struct awsw_rec *recs, unsigned int n,
 
 /* ---- Foreign signatures ---- */
 
-static bool sig_at(const u8 *buf, u32 len, u32 off, const void *sig, u32 n)
+static bool awsw_sig_at(const u8 *buf, u32 len, u32 off, const void *sig, u32 n)
 {
 	return off <= len && n <= len - off && !memcmp(buf + off, sig, n);
 }
@@ -572,23 +572,23 @@ static bool sig_at(const u8 *buf, u32 len, u32 off, const void *sig, u32 n)
  * LVM2 puts its label in one of the first four 512-byte sectors: the
  * "LABELONE" id, then at 24 the type "LVM2 001".
  */
-static bool lvm2_at(const u8 *buf, u32 len)
+static bool awsw_lvm2_at(const u8 *buf, u32 len)
 {
 	u32 s;
 
 	for (s = 0; s < 4; s++)
-		if (sig_at(buf, len, 512 * s, "LABELONE", 8) &&
-		    sig_at(buf, len, 512 * s + 24, "LVM2 001", 8))
+		if (awsw_sig_at(buf, len, 512 * s, "LABELONE", 8) &&
+		    awsw_sig_at(buf, len, 512 * s + 24, "LVM2 001", 8))
 			return true;
 	return false;
 }
 
 /* A DOS partition table: the boot signature and a used entry. */
-static bool mbr_at(const u8 *buf, u32 len)
+static bool awsw_mbr_at(const u8 *buf, u32 len)
 {
 	u32 i;
 
-	if (!sig_at(buf, len, 510, "\x55\xaa", 2))
+	if (!awsw_sig_at(buf, len, 510, "\x55\xaa", 2))
 		return false;
 	for (i = 0; i < 4; i++)
 		if (buf[446 + 16 * i + 4])	/* partition type */
@@ -610,38 +610,38 @@ const char *awsw_foreign_signature(const u8 *buf, u32 len)
 	/* The most specific first: a GPT disk also has a (protective) MBR. */
 	if (awsw_format_at(buf, len))
 		return "awkit software-engine format";
-	if (sig_at(buf, len, 0, "LUKS\xba\xbe", 6))
+	if (awsw_sig_at(buf, len, 0, "LUKS\xba\xbe", 6))
 		return "LUKS";
-	if (sig_at(buf, len, 0, "XFSB", 4))
+	if (awsw_sig_at(buf, len, 0, "XFSB", 4))
 		return "XFS";
-	if (sig_at(buf, len, 65536 + 64, "_BHRfS_M", 8))
+	if (awsw_sig_at(buf, len, 65536 + 64, "_BHRfS_M", 8))
 		return "btrfs";
-	if (sig_at(buf, len, 1024 + 56, "\x53\xef", 2))
+	if (awsw_sig_at(buf, len, 1024 + 56, "\x53\xef", 2))
 		return "ext2/3/4";
-	if (lvm2_at(buf, len))
+	if (awsw_lvm2_at(buf, len))
 		return "LVM2 physical volume";
 	/* md 1.1 keeps its superblock at 0, md 1.2 at 4 KiB. */
-	if (sig_at(buf, len, 0, md_magic, 4) ||
-	    sig_at(buf, len, 4096, md_magic, 4))
+	if (awsw_sig_at(buf, len, 0, md_magic, 4) ||
+	    awsw_sig_at(buf, len, 4096, md_magic, 4))
 		return "Linux MD RAID member";
-	if (sig_at(buf, len, 4096 + 24, bcache_magic, 16))
+	if (awsw_sig_at(buf, len, 4096 + 24, bcache_magic, 16))
 		return "bcache";
 	/* The swap signature ends the first page (4 KiB pages). */
-	if (sig_at(buf, len, 4096 - 10, "SWAPSPACE2", 10) ||
-	    sig_at(buf, len, 4096 - 10, "SWAP-SPACE", 10))
+	if (awsw_sig_at(buf, len, 4096 - 10, "SWAPSPACE2", 10) ||
+	    awsw_sig_at(buf, len, 4096 - 10, "SWAP-SPACE", 10))
 		return "swap";
 	/* The GPT header is at LBA 1: 512 or 4096 bytes in. */
-	if (sig_at(buf, len, 512, "EFI PART", 8) ||
-	    sig_at(buf, len, 4096, "EFI PART", 8))
+	if (awsw_sig_at(buf, len, 512, "EFI PART", 8) ||
+	    awsw_sig_at(buf, len, 4096, "EFI PART", 8))
 		return "GPT partition table";
-	if (sig_at(buf, len, 3, "NTFS    ", 8))
+	if (awsw_sig_at(buf, len, 3, "NTFS    ", 8))
 		return "NTFS";
-	if (sig_at(buf, len, 510, "\x55\xaa", 2) &&
-	    (sig_at(buf, len, 54, "FAT", 3) || sig_at(buf, len, 82, "FAT", 3)))
+	if (awsw_sig_at(buf, len, 510, "\x55\xaa", 2) &&
+	    (awsw_sig_at(buf, len, 54, "FAT", 3) || awsw_sig_at(buf, len, 82, "FAT", 3)))
 		return "FAT";
-	if (sig_at(buf, len, 32768 + 1, "CD001", 5))
+	if (awsw_sig_at(buf, len, 32768 + 1, "CD001", 5))
 		return "ISO 9660";
-	if (mbr_at(buf, len))
+	if (awsw_mbr_at(buf, len))
 		return "MBR partition table";
 	return NULL;
 }
