@@ -176,6 +176,7 @@ static int awblk_probe_engine(struct awblk_dev *d, struct awblk_engine *e,
 	}
 	if (!ret && e->release)
 		e->release(d->engine_priv);
+	d->engine_priv = NULL;
 	module_put(e->owner);
 	memset(hw, 0, sizeof(*hw));
 	return ret ?: -ENODEV;	/* probed, but offers nothing */
@@ -188,21 +189,21 @@ static int awblk_bind_named(struct awblk_dev *d, unsigned int id,
 {
 	struct awblk_engine *e = NULL;
 
-	if (id != AW_ENGINE_NONE) {
-		e = awblk_get_engine(id);
-		if (!e)
-			return -ENODEV;
-	}
-	if (!awblk_format_ok(e, head, len)) {
-		pr_info("%pg: holds the software engine's format: only --engine sw or auto may use it\n",
-			d->lower.bdev);
-		if (e)
-			module_put(e->owner);
-		return -EINVAL;
-	}
+	/* The signature is the software engine's: no other is even loaded. */
+	if (id != AW_ENGINE_SW && !awblk_format_ok(NULL, head, len))
+		goto refuse;
+	if (id == AW_ENGINE_NONE)
+		return 0;	/* a pass-through */
+	e = awblk_get_engine(id);
 	if (!e)
-		return 0;	/* none: a pass-through */
-	return awblk_probe_engine(d, e, true, info, hw);
+		return -ENODEV;
+	if (awblk_format_ok(e, head, len))
+		return awblk_probe_engine(d, e, true, info, hw);
+	module_put(e->owner);
+refuse:
+	pr_info("%pg: holds the software engine's format: only --engine sw or auto may use it\n",
+		d->lower.bdev);
+	return -EINVAL;
 }
 
 /* Bind the first engine that claims @d, whose start is @head, or none. */
@@ -254,19 +255,19 @@ static int awblk_bind_auto(struct awblk_dev *d, const struct awblk_hwinfo *info,
 static int awblk_bind_engine(struct awblk_dev *d, unsigned int id,
 			     const struct awblk_hwinfo *info, struct aw_atomic_hw *hw)
 {
-	unsigned int order;
+	unsigned int horder;
 	u32 len;
 	u8 *head;
 	int ret;
 
 	memset(hw, 0, sizeof(*hw));
-	head = awblk_read_head(d->lower.bdev, &len, &order);
+	head = awblk_read_head(d->lower.bdev, &len, &horder);
 	if (id == AW_ENGINE_AUTO)
 		ret = awblk_bind_auto(d, info, hw, head, len);
 	else
 		ret = awblk_bind_named(d, id, info, hw, head, len);
 	if (head)
-		free_pages((unsigned long)head, order);
+		free_pages((unsigned long)head, horder);
 	return ret;
 }
 

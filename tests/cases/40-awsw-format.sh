@@ -66,18 +66,20 @@ done
 uuid=$(field "$A" uuid) dsize=$((28 * MiB)) dstart=$((4 * MiB))
 echo "ok: $out"
 
-# Any other engine would show the superblock and journal as data.
+# Any other engine would show the superblock and journal as data. Refused
+# by the signature alone: also an engine that is not loaded (awnvme, with
+# modprobe failing) must not make it "no such device".
 who=awblk
-for e in none scsi nvme; do
+mp=$(cat /proc/sys/kernel/modprobe)
+echo /bin/false >/proc/sys/kernel/modprobe
+(for e in none scsi nvme; do
 	refused_create "$A" "Invalid argument" \
 		"holds the software engine's format: only --engine sw or auto may use it" --engine $e
 done
 # Auto, with the software engine neither loaded nor loadable: refused too,
 # never another engine or a pass-through over the journal.
 rmmod awsw || fail "rmmod awsw"
-mp=$(cat /proc/sys/kernel/modprobe)
-echo /bin/false >/proc/sys/kernel/modprobe
-(refused_create "$A" "No such device" \
+refused_create "$A" "No such device" \
 	"holds the software engine's format, but the software engine is not available")
 r=$?
 echo "$mp" >/proc/sys/kernel/modprobe

@@ -1044,7 +1044,7 @@ static void test_signatures(void)
 }
 
 /* awblk knows the format only by the uapi signature: they must agree. */
-static void test_signature(void)
+static void test_uapi_signature(void)
 {
 	u8 b[AWSW_SB_SIZE] = { 0 };
 
@@ -1063,7 +1063,7 @@ int main(void)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);	/* lines out before any crash */
 	test_crc32c();
-	test_signature();
+	test_uapi_signature();
 	test_sb();
 	test_layout();
 	test_records();
