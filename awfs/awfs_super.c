@@ -14,7 +14,9 @@
 #include <linux/statfs.h>
 #include <linux/seq_file.h>
 #include <linux/cred.h>
-#include <linux/parser.h>
+#include <linux/fs_context.h>
+#include <linux/fs_parser.h>
+#include <linux/security.h>
 #include <linux/file.h>
 #include "awfs.h"
 #include "awfs_logic.h"
@@ -136,44 +138,151 @@ static const struct super_operations awfs_sops = {
 	.sync_fs	= awfs_sync_fs,
 };
 
-enum { OPT_UNIT, OPT_UNTORN, OPT_ERR };
-
-static const match_table_t awfs_tokens = {
-	{ OPT_UNIT, "unit=%s" },
-	{ OPT_UNTORN, "untorn" },
-	{ OPT_ERR, NULL },
+/* The options of one mount, parsed before its super block exists. */
+struct awfs_fs_context {
+	u32 unit;
+	bool untorn;
 };
 
-static int awfs_parse_options(struct awfs_sb *s, char *opts)
+enum { OPT_UNIT, OPT_UNTORN };
+
+/*
+ * An option awfs does not know, named as the user wrote it ("key" or
+ * "key=value"), as the kernel log has always shown it.
+ */
+static int awfs_param_unknown(const struct fs_parameter *param)
 {
-	substring_t args[MAX_OPT_ARGS];
-	char *p, *v;
+	if (param->type == fs_value_is_string)
+		pr_err("awfs: unknown option \"%s=%s\"\n", param->key,
+		       param->string);
+	else
+		pr_err("awfs: unknown option \"%s\"\n", param->key);
+	return -EINVAL;
+}
+
+/*
+ * The options check their own values: fs_parse()'s stock types would log
+ * words of their own ("Bad value for ...") where awfs says "unknown option"
+ * or "bad unit", and the tests and users grep for those.
+ */
+static int awfs_param_unit(struct p_log *log, const struct fs_parameter_spec *p,
+			   struct fs_parameter *param,
+			   struct fs_parse_result *result)
+{
 	u64 unit;
+
+	/* A bare "unit" or "unit=" has never been the unit option. */
+	if (param->type != fs_value_is_string || !*param->string)
+		return awfs_param_unknown(param);
+	if (awfs_parse_size(param->string, &unit) || unit > U32_MAX) {
+		pr_err("awfs: bad unit in \"%s=%s\"\n", param->key,
+		       param->string);
+		return -EINVAL;
+	}
+	result->uint_32 = unit;
+	return 0;
+}
+
+/* A flag with a value ("untorn=1") is a different, unknown option. */
+static int awfs_param_flag(struct p_log *log, const struct fs_parameter_spec *p,
+			   struct fs_parameter *param,
+			   struct fs_parse_result *result)
+{
+	if (param->type != fs_value_is_flag)
+		return awfs_param_unknown(param);
+	result->boolean = true;
+	return 0;
+}
+
+static const struct fs_parameter_spec awfs_fs_parameters[] = {
+	__fsparam(awfs_param_unit, "unit", OPT_UNIT, 0, NULL),
+	__fsparam(awfs_param_flag, "untorn", OPT_UNTORN, 0, NULL),
+	{}
+};
+
+/* One option of a new mount; a repeated one replaces the earlier value. */
+static int awfs_parse_opt(struct fs_context *fc, struct fs_parameter *param)
+{
+	struct awfs_fs_context *ctx = fc->fs_private;
+	struct fs_parse_result result;
+	int opt;
+
+	opt = fs_parse(fc, awfs_fs_parameters, param, &result);
+	if (opt == -ENOPARAM)
+		return awfs_param_unknown(param);
+	if (opt < 0)
+		return opt;
+	switch (opt) {
+	case OPT_UNIT:
+		ctx->unit = result.uint_32;
+		break;
+	case OPT_UNTORN:
+		ctx->untorn = true;
+		break;
+	}
+	return 0;
+}
+
+/* An option from fsconfig(2), or mount(2)'s source. */
+static int awfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
+{
+	/* Remount has never read the options: see awfs_reconfigure(). */
+	if (fc->purpose == FS_CONTEXT_FOR_RECONFIGURE)
+		return 0;
+	/* The lower directory: the VFS keeps it in fc->source. */
+	if (!strcmp(param->key, "source"))
+		return -ENOPARAM;
+	return awfs_parse_opt(fc, param);
+}
+
+/* "key" or "key=value", split at the first '=' as "unit=%s" matched it. */
+static int awfs_parse_item(struct fs_context *fc, char *item)
+{
+	struct fs_parameter param = {
+		.key	= item,
+		.type	= fs_value_is_flag,
+	};
+	char *eq = strchr(item, '=');
+
+	if (eq) {
+		*eq = '\0';
+		param.type = fs_value_is_string;
+		param.string = eq + 1;
+		param.size = strlen(param.string);
+	}
+	return awfs_parse_opt(fc, &param);
+}
+
+/*
+ * mount(2)'s option string. awfs splits it itself rather than leave it to
+ * generic_parse_monolithic(), which would take "ro", "sync", "source=..."
+ * and the like out of the string and skip "=x": awfs has always refused
+ * all of those as unknown options.
+ */
+static int awfs_parse_monolithic(struct fs_context *fc, void *data)
+{
+	char *opts = data, *item;
 	int ret;
 
-	while ((p = strsep(&opts, ",")) != NULL) {
-		if (!*p)
+	if (opts) {
+		ret = security_sb_eat_lsm_opts(opts, &fc->security);
+		if (ret)
+			return ret;
+	}
+	if (fc->purpose == FS_CONTEXT_FOR_RECONFIGURE)
+		return 0;
+	/*
+	 * Without a lower directory, mount(2) has always failed (silently)
+	 * before awfs read an option: keep that order.
+	 */
+	if (!fc->source || !*fc->source)
+		return -EINVAL;
+	while ((item = strsep(&opts, ",")) != NULL) {
+		if (!*item)
 			continue;
-		switch (match_token(p, awfs_tokens, args)) {
-		case OPT_UNIT:
-			v = match_strdup(&args[0]);
-			if (!v)
-				return -ENOMEM;
-			ret = awfs_parse_size(v, &unit);
-			kfree(v);
-			if (ret || unit > U32_MAX) {
-				pr_err("awfs: bad unit in \"%s\"\n", p);
-				return -EINVAL;
-			}
-			s->unit = unit;
-			break;
-		case OPT_UNTORN:
-			s->untorn = true;
-			break;
-		default:
-			pr_err("awfs: unknown option \"%s\"\n", p);
-			return -EINVAL;
-		}
+		ret = awfs_parse_item(fc, item);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -209,14 +318,10 @@ static int awfs_check_lower(struct awfs_sb *s, const char *name)
 	return ret;
 }
 
-struct awfs_mount {
-	const char *name;
-	char *opts;
-};
-
-static int awfs_fill_super(struct super_block *sb, void *data, int silent)
+static int awfs_fill_super(struct super_block *sb, struct fs_context *fc)
 {
-	struct awfs_mount *m = data;
+	struct awfs_fs_context *ctx = fc->fs_private;
+	const char *name = fc->source;
 	struct awfs_sb *s;
 	struct inode *root;
 	struct super_block *lsb;
@@ -227,15 +332,14 @@ static int awfs_fill_super(struct super_block *sb, void *data, int silent)
 		return -ENOMEM;
 	spin_lock_init(&s->lower_err_lock);
 	sb->s_fs_info = s;
-	ret = awfs_parse_options(s, m->opts);
-	if (ret)
-		return ret;
-	ret = kern_path(m->name, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &s->lower);
+	s->unit = ctx->unit;
+	s->untorn = ctx->untorn;
+	ret = kern_path(name, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &s->lower);
 	if (ret) {
-		pr_err("awfs: %s: no such directory (%d)\n", m->name, ret);
+		pr_err("awfs: %s: no such directory (%d)\n", name, ret);
 		return ret;
 	}
-	ret = awfs_check_lower(s, m->name);
+	ret = awfs_check_lower(s, name);
 	if (ret)
 		return ret;
 	s->cred = prepare_creds();
@@ -274,19 +378,53 @@ static int awfs_fill_super(struct super_block *sb, void *data, int silent)
 	ret = awfs_dentry_init(sb->s_root, &s->lower);
 	if (ret)
 		return ret;
-	pr_info("awfs: %s on %pg, unit %u%s\n", m->name, s->bdev, s->unit,
+	pr_info("awfs: %s on %pg, unit %u%s\n", name, s->bdev, s->unit,
 		s->untorn ? ", untorn" : "");
 	return 0;
 }
 
-static struct dentry *awfs_mount(struct file_system_type *fs, int flags,
-				 const char *dev_name, void *data)
+static int awfs_get_tree(struct fs_context *fc)
 {
-	struct awfs_mount m = { .name = dev_name, .opts = data };
+	if (!fc->source || !*fc->source)
+		return -EINVAL;
+	/* Every mount its own super block, even of one lower directory. */
+	return get_tree_nodev(fc, awfs_fill_super);
+}
 
-	if (!dev_name || !*dev_name)
-		return ERR_PTR(-EINVAL);
-	return mount_nodev(fs, flags, &m, awfs_fill_super);
+/*
+ * Remount keeps the unit and untorn and refuses no option, as awfs did
+ * before fs_context (it had no ->remount_fs): the option string is not
+ * even read. Only the VFS's own flags (ro, ...) change.
+ */
+static int awfs_reconfigure(struct fs_context *fc)
+{
+	return 0;
+}
+
+static void awfs_free_fc(struct fs_context *fc)
+{
+	kfree(fc->fs_private);
+}
+
+static const struct fs_context_operations awfs_context_ops = {
+	.parse_monolithic	= awfs_parse_monolithic,
+	.parse_param		= awfs_parse_param,
+	.get_tree		= awfs_get_tree,
+	.reconfigure		= awfs_reconfigure,
+	.free			= awfs_free_fc,
+};
+
+/* For a new mount and for a remount alike. */
+static int awfs_init_fs_context(struct fs_context *fc)
+{
+	struct awfs_fs_context *ctx;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	fc->fs_private = ctx;
+	fc->ops = &awfs_context_ops;
+	return 0;
 }
 
 static void awfs_kill_sb(struct super_block *sb)
@@ -305,7 +443,8 @@ static void awfs_kill_sb(struct super_block *sb)
 static struct file_system_type awfs_type = {
 	.owner		= THIS_MODULE,
 	.name		= "awfs",
-	.mount		= awfs_mount,
+	.init_fs_context = awfs_init_fs_context,
+	.parameters	= awfs_fs_parameters,
 	.kill_sb	= awfs_kill_sb,
 };
 MODULE_ALIAS_FS("awfs");
