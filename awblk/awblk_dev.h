@@ -45,7 +45,7 @@ int awblk_submit_wait(struct awblk_dev *d, struct bio *bio,
 
 /* awblk_ioctl.c */
 void awblk_get_limits(struct awblk_dev *d, struct aw_limits *l);
-int awblk_ioctl(struct block_device *bdev, aw_mode_t mode,
+int awblk_ioctl(struct block_device *bdev, blk_mode_t mode,
 		unsigned int cmd, unsigned long arg);
 
 /* awblk_sysfs.c */

@@ -27,7 +27,7 @@ void awblk_engine_atomic(struct awblk_dev *d, struct bio *bio)
 {
 	atomic64_inc(&d->atomic_writes);
 	atomic64_add(bio->bi_iter.bi_size, &d->atomic_bytes);
-	aw_bio_set_atomic(bio);
+	bio->bi_opf |= REQ_ATOMIC;
 	d->engine->submit(d->engine_priv, bio);
 }
 
@@ -141,7 +141,7 @@ static bool awblk_submit_gathered(struct awblk_dev *d, struct bio **parts,
 	memcpy(g->parts, parts, n * sizeof(*parts));
 	bio->bi_private = g;
 	bio->bi_end_io = awblk_gather_endio;
-	aw_bio_set_atomic(bio);
+	bio->bi_opf |= REQ_ATOMIC;
 	atomic64_inc(&d->untorn_units);
 	atomic64_inc(&d->atomic_writes);
 	atomic64_add(bio->bi_iter.bi_size, &d->atomic_bytes);
@@ -281,7 +281,8 @@ void awblk_submit_bio(struct bio *bio)
 {
 	struct awblk_dev *d = bio->bi_bdev->bd_disk->private_data;
 
-	if (aw_bio_is_atomic(bio) || bio->bi_end_io == awblk_queued_atomic_endio)
+	if ((bio->bi_opf & REQ_ATOMIC) ||
+	    bio->bi_end_io == awblk_queued_atomic_endio)
 		awblk_submit_native_atomic(d, bio);
 	else if (d->untorn && bio_op(bio) == REQ_OP_WRITE &&
 		 bio->bi_iter.bi_size)

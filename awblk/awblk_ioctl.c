@@ -110,7 +110,7 @@ static struct bio *awblk_bio_pin_user(struct awblk_dev *d,
 
 static int awblk_ioctl_atomic_write(struct awblk_dev *d,
 				    struct block_device *bdev,
-				    aw_mode_t mode, void __user *argp)
+				    blk_mode_t mode, void __user *argp)
 {
 	struct address_space *mapping;
 	struct aw_atomic_write w;
@@ -127,7 +127,7 @@ static int awblk_ioctl_atomic_write(struct awblk_dev *d,
 		if (w.reserved[i])
 			return -EINVAL;
 	/* The same permissions as write(2): no way around them. */
-	if (!(mode & AW_MODE_WRITE))
+	if (!(mode & BLK_OPEN_WRITE))
 		return -EBADF;
 	if (bdev_read_only(bdev))
 		return -EROFS;
@@ -162,7 +162,7 @@ static int awblk_ioctl_atomic_write(struct awblk_dev *d,
 	return ret;
 }
 
-int awblk_ioctl(struct block_device *bdev, aw_mode_t mode,
+int awblk_ioctl(struct block_device *bdev, blk_mode_t mode,
 		unsigned int cmd, unsigned long arg)
 {
 	struct awblk_dev *d = bdev->bd_disk->private_data;

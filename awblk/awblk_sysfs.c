@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* awblk's sysfs files: /sys/block/awblkN/awblk/, and on 6.1 the queue's. */
+/* awblk's sysfs files: /sys/block/awblkN/awblk/, queue/atomic_write_*. */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blkdev.h>
@@ -86,64 +86,23 @@ const struct attribute_group *awblk_groups[] = {
 	NULL,
 };
 
-/* ---- 6.1: the upstream atomic_write_* names in the queue directory ---- */
+/* ---- the queue's atomic_write_*_bytes files ---- */
 
-#if !AW_NATIVE_ATOMIC
 /*
- * Files in the queue kobject are shown by the queue's own sysfs_ops, which
- * take an attribute laid out as 6.1's struct queue_sysfs_entry: the
- * attribute, then show(queue, page) and store(). The queue's queuedata
- * leads back to the device.
+ * The kernel's own where it has atomic limits (6.11+), compat's on 6.1:
+ * the limits the disk was made with either way.
  */
-struct awblk_qattr {
-	struct attribute attr;
-	ssize_t (*show)(struct request_queue *q, char *page);
-	ssize_t (*store)(struct request_queue *q, const char *page, size_t n);
-};
-
-#define AWBLK_QATTR(_name, _field)					\
-static ssize_t q_##_name##_show(struct request_queue *q, char *page)	\
-{									\
-	struct awblk_dev *d = q->queuedata;				\
-									\
-	return sysfs_emit(page, "%u\n", d->lim._field);			\
-}									\
-static struct awblk_qattr q_##_name = {					\
-	.attr = { .name = "atomic_write_" #_name "_bytes", .mode = 0444 }, \
-	.show = q_##_name##_show,					\
-}
-
-AWBLK_QATTR(unit_min, unit_min);
-AWBLK_QATTR(unit_max, unit_max);
-AWBLK_QATTR(max, max_bytes);
-AWBLK_QATTR(boundary, boundary);
-
-static struct attribute *awblk_qattrs[] = {
-	&q_unit_min.attr, &q_unit_max.attr, &q_max.attr, &q_boundary.attr,
-	NULL,
-};
-
-static const struct attribute_group awblk_qgroup = {
-	.attrs = awblk_qattrs,
-};
-
 int awblk_add_queue_attrs(struct awblk_dev *d)
 {
-	d->disk->queue->queuedata = d;
-	return sysfs_create_group(&d->disk->queue->kobj, &awblk_qgroup);
+	const struct aw_atomic_hw hw = {
+		d->lim.unit_min, d->lim.unit_max, d->lim.max_bytes,
+		d->lim.boundary,
+	};
+
+	return aw_queue_atomic_sysfs_add(d->disk, &hw);
 }
 
 void awblk_remove_queue_attrs(struct awblk_dev *d)
 {
-	sysfs_remove_group(&d->disk->queue->kobj, &awblk_qgroup);
+	aw_queue_atomic_sysfs_remove(d->disk);
 }
-#else
-int awblk_add_queue_attrs(struct awblk_dev *d)
-{
-	return 0;	/* the kernel's own atomic_write_* files show them */
-}
-
-void awblk_remove_queue_attrs(struct awblk_dev *d)
-{
-}
-#endif

@@ -241,7 +241,7 @@ static ssize_t awfs_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	struct inode *inode = file_inode(file);
 	ssize_t ret;
 
-	if (iocb->ki_flags & AW_IOCB_ATOMIC)
+	if (iocb->ki_flags & IOCB_ATOMIC)
 		return awfs_atomic_iter(iocb, from);
 	inode_lock(inode);
 	ret = generic_write_checks(iocb, from);
@@ -426,7 +426,7 @@ static int awfs_open(struct inode *inode, struct file *file)
 	    !(AWFS_I(inode)->lfile->f_mode & FMODE_WRITE))
 		return -EROFS;
 	/* RWF_ATOMIC reaches awfs where the kernel has it; awfs says yes or no. */
-	file->f_mode |= FMODE_CAN_ODIRECT | AW_FMODE_CAN_ATOMIC_WRITE;
+	file->f_mode |= FMODE_CAN_ODIRECT | FMODE_CAN_ATOMIC_WRITE;
 	return 0;
 }
 
@@ -440,6 +440,6 @@ const struct file_operations awfs_file_fops = {
 	.fallocate	= awfs_fallocate,
 	.unlocked_ioctl	= awfs_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,	/* the same layouts */
-	.splice_read	= aw_splice_read,
+	.splice_read	= filemap_splice_read,
 	.splice_write	= iter_file_splice_write,
 };

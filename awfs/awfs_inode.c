@@ -377,6 +377,7 @@ static int awfs_getattr(aw_idmap_t *idmap, const struct path *path,
 {
 	struct inode *inode = d_inode(path->dentry);
 	struct kstat ls;
+	u32 unit;
 	int ret;
 
 	ret = vfs_getattr(awfs_lower_path(path->dentry), &ls, mask,
@@ -387,10 +388,14 @@ static int awfs_getattr(aw_idmap_t *idmap, const struct path *path,
 	aw_fillattr(idmap, mask, inode, stat);
 	stat->blocks = ls.blocks;
 	stat->blksize = ls.blksize;
-	if (!S_ISREG(inode->i_mode))
+	if (!S_ISREG(inode->i_mode)) {
 		stat->size = ls.size;
-	else
-		aw_statx_atomic(stat, mask, awfs_atomic_unit(inode));
+	} else if (mask & STATX_WRITE_ATOMIC) {
+		/* statx: the file's unit, as both the least and the most. */
+		unit = awfs_atomic_unit(inode);
+		if (unit)
+			generic_fill_statx_atomic_writes(stat, unit, unit);
+	}
 	return 0;
 }
 

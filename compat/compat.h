@@ -1,7 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * awkit's one place for kernel version differences (Debian 12: 6.1 and
- * 6.12). Everything else in the modules is written once against these.
+ * 6.12). The modules are written as 6.12 code; this file makes 6.1 look
+ * like 6.12, as WireGuard's compat did for its older kernels.
+ *
+ * Backfilled: where 6.12 has a name and 6.1 can be given the same name
+ * with the same meaning, 6.1 gets that name here and the modules use it:
+ * blk_mode_t and BLK_OPEN_WRITE, filemap_splice_read, AT_GETATTR_NOSEC
+ * (0: nothing to clear) and BLK_STS_INVAL (6.1's nearest, TARGET: the
+ * submitter sees -EREMOTEIO, not -EINVAL). 6.11's atomic writes are
+ * backfilled as "never", since none of 6.1's queues, bios or files can
+ * have them: REQ_ATOMIC, IOCB_ATOMIC and FMODE_CAN_ATOMIC_WRITE are 0,
+ * queue_atomic_write_*_bytes() return 0 (upstream's "no atomic writes"),
+ * STATX_WRITE_ATOMIC has its uapi value and
+ * generic_fill_statx_atomic_writes() fills nothing (6.1's kstat has no
+ * field for it).
+ *
+ * Wrapped (aw_, AW_): where 6.12 has no single name for it, or 6.1 has
+ * the same name with another meaning, so a backfill would mislead; each
+ * says why where it is defined: the lower device (aw_lower_*), the
+ * stacked disk (aw_alloc_stacked_disk), the bdev's page cache
+ * (aw_bdev_mapping), ->open (AW_DEFINE_DISK_OPEN), id mappings
+ * (aw_idmap_t, aw_mnt_idmap, AW_RENAMEDATA_IDMAP, aw_fillattr), a
+ * stacked write (aw_iocb_iter_write), write_cache_pages' callback
+ * (aw_wp_arg_t, aw_wp_folio), a page cache lookup (aw_get_folio), and
+ * 6.1's queue/atomic_write_* files (aw_queue_atomic_sysfs_*, in
+ * compat_queue_sysfs.c).
+ *
+ * Tested by the modules: AW_NATIVE_ATOMIC and AW_HAVE_ACL_IOPS, where
+ * the two kernels need different code, not different names.
  */
 #ifndef AW_COMPAT_H
 #define AW_COMPAT_H
@@ -20,18 +47,20 @@
 #define AW_NATIVE_ATOMIC	0
 #endif
 
-/* The mode a block device is opened with, as block_device_operations see it. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
-typedef blk_mode_t aw_mode_t;
-#define AW_MODE_WRITE		BLK_OPEN_WRITE
-#else
-typedef fmode_t aw_mode_t;
-#define AW_MODE_WRITE		FMODE_WRITE
+/*
+ * The mode a block device is opened with, as block_device_operations see
+ * it: an fmode_t until 6.5, whose FMODE_WRITE is what BLK_OPEN_WRITE
+ * became.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
+typedef fmode_t blk_mode_t;
+#define BLK_OPEN_WRITE		FMODE_WRITE
 #endif
 
 /*
  * block_device_operations.open: (gendisk, blk_mode_t) since 6.5, a
- * block_device before. @fn takes the gendisk either way.
+ * block_device before; no name covers both, so a wrapper. @fn takes the
+ * gendisk either way.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
 #define AW_DEFINE_DISK_OPEN(name, fn)					\
@@ -47,11 +76,69 @@ typedef fmode_t aw_mode_t;
 	}
 #endif
 
+/*
+ * 6.11's status for an invalid request. 6.1 has none; its nearest,
+ * BLK_STS_TARGET, reaches the submitter as -EREMOTEIO, not -EINVAL.
+ */
 #ifndef BLK_STS_INVAL
 #define BLK_STS_INVAL		BLK_STS_TARGET
 #endif
 
-/* An exclusively opened lower block device. */
+/*
+ * 6.11's atomic writes, on 6.1 which has none: no bio is REQ_ATOMIC, no
+ * kiocb IOCB_ATOMIC, no file FMODE_CAN_ATOMIC_WRITE (0, not upstream's
+ * bits: 6.1 uses 6.12's FMODE_CAN_ATOMIC_WRITE bit for FMODE_EXCL), and no
+ * queue has atomic limits (0 is upstream's "none"). Code testing these is
+ * then dead on 6.1, as it must be; setting or clearing them does nothing.
+ */
+#if !AW_NATIVE_ATOMIC
+#define REQ_ATOMIC		((__force blk_opf_t)0)
+#define IOCB_ATOMIC		0
+#define FMODE_CAN_ATOMIC_WRITE	((__force fmode_t)0)
+
+static inline unsigned int
+queue_atomic_write_unit_min_bytes(const struct request_queue *q)
+{
+	return 0;
+}
+
+static inline unsigned int
+queue_atomic_write_unit_max_bytes(const struct request_queue *q)
+{
+	return 0;
+}
+
+static inline unsigned int
+queue_atomic_write_max_bytes(const struct request_queue *q)
+{
+	return 0;
+}
+
+static inline unsigned int
+queue_atomic_write_boundary_bytes(const struct request_queue *q)
+{
+	return 0;
+}
+
+/*
+ * statx's atomic fields: the request bit is uapi (its upstream value, free
+ * on 6.1); 6.1's kstat has nowhere to put the answer, so nothing is filled
+ * and the bit never comes back in result_mask.
+ */
+#define STATX_WRITE_ATOMIC	0x00010000U
+
+static inline void generic_fill_statx_atomic_writes(struct kstat *stat,
+						    unsigned int unit_min,
+						    unsigned int unit_max)
+{
+}
+#endif
+
+/*
+ * An exclusively opened lower block device: a struct file since 6.9, the
+ * block_device before, each with its own open and release; no upstream
+ * name covers both.
+ */
 struct aw_lower {
 	struct block_device *bdev;
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
@@ -94,30 +181,12 @@ struct aw_atomic_hw {
 };
 
 /*
- * The atomic limits the kernel itself derived for @bdev's queue (6.11+ has
- * them for NVMe and SCSI); false where the kernel knows none.
- */
-static inline bool aw_kernel_atomic_hw(struct block_device *bdev,
-				       struct aw_atomic_hw *hw)
-{
-#if AW_NATIVE_ATOMIC
-	struct request_queue *q = bdev_get_queue(bdev);
-
-	hw->unit_min = queue_atomic_write_unit_min_bytes(q);
-	hw->unit_max = queue_atomic_write_unit_max_bytes(q);
-	hw->max_bytes = queue_atomic_write_max_bytes(q);
-	hw->boundary = queue_atomic_write_boundary_bytes(q);
-	return hw->unit_min && hw->unit_max;
-#else
-	return false;
-#endif
-}
-
-/*
  * A bio-based disk whose limits are the lower device's (block sizes, bio
  * size, segments, discard, write zeroes, write cache and FUA) and whose
  * native atomic limits, where the kernel has them, are @hw. @stable: pages
- * must not change while they are written (stable writes).
+ * must not change while they are written (stable writes). A wrapper: 6.11
+ * builds a disk's limits before allocating it (blk_alloc_disk(&lim)), 6.1
+ * sets them on the allocated queue.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 static inline struct gendisk *aw_alloc_stacked_disk(struct block_device *lower,
@@ -162,7 +231,33 @@ static inline struct gendisk *aw_alloc_stacked_disk(struct block_device *lower,
 }
 #endif
 
-/* The page cache of a block device. */
+/*
+ * The queue's atomic_write_{unit_min,unit_max,max,boundary}_bytes files,
+ * showing @hw: 6.11's own, from the limits aw_alloc_stacked_disk() set, so
+ * nothing to do there. 6.1 has none; compat_queue_sysfs.c adds them, so
+ * user space reads the same files on both kernels. Add after
+ * device_add_disk(), remove before del_gendisk().
+ */
+#if AW_NATIVE_ATOMIC
+static inline int aw_queue_atomic_sysfs_add(struct gendisk *disk,
+					    const struct aw_atomic_hw *hw)
+{
+	return 0;
+}
+
+static inline void aw_queue_atomic_sysfs_remove(struct gendisk *disk)
+{
+}
+#else
+int aw_queue_atomic_sysfs_add(struct gendisk *disk,
+			      const struct aw_atomic_hw *hw);
+void aw_queue_atomic_sysfs_remove(struct gendisk *disk);
+#endif
+
+/*
+ * The page cache of a block device: a field of the block_device since
+ * 6.10, its inode's before; a field cannot be backfilled.
+ */
 static inline struct address_space *aw_bdev_mapping(struct block_device *bdev)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
@@ -172,34 +267,14 @@ static inline struct address_space *aw_bdev_mapping(struct block_device *bdev)
 #endif
 }
 
-/* Mark a bio as an atomic write for the lower driver, where that exists. */
-static inline void aw_bio_set_atomic(struct bio *bio)
-{
-#if AW_NATIVE_ATOMIC
-	bio->bi_opf |= REQ_ATOMIC;
-#endif
-}
-
-static inline void aw_bio_clear_atomic(struct bio *bio)
-{
-#if AW_NATIVE_ATOMIC
-	bio->bi_opf &= ~REQ_ATOMIC;
-#endif
-}
-
-static inline bool aw_bio_is_atomic(struct bio *bio)
-{
-#if AW_NATIVE_ATOMIC
-	return bio->bi_opf & REQ_ATOMIC;
-#else
-	return false;
-#endif
-}
-
-
 /* ---- file systems (awfs) ---- */
 
-/* Mount id mappings: a user namespace until 6.2, struct mnt_idmap after. */
+/*
+ * Mount id mappings: a user namespace until 6.2, struct mnt_idmap after.
+ * Kept as a wrapper: 6.1's calls take a struct user_namespace, so naming it
+ * struct mnt_idmap would take a #define of the struct tag that clashes with
+ * mnt_idmap() and would tell a reader of 6.1 code something false.
+ */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
 typedef struct mnt_idmap aw_idmap_t;
 #define aw_mnt_idmap(mnt)	mnt_idmap(mnt)
@@ -231,7 +306,8 @@ typedef struct user_namespace aw_idmap_t;
  * Since 6.7 vfs_iocb_iter_write() takes the file's freeze protection
  * itself (kiocb_start_write()); a caller holding it too would nest
  * sb_start_write() and deadlock against a freeze that starts in between.
- * Before, the caller takes it.
+ * Before, the caller takes it. The same name with another contract: a
+ * wrapper.
  */
 static inline ssize_t aw_iocb_iter_write(struct file *file, struct kiocb *k,
 					 struct iov_iter *iter)
@@ -248,11 +324,18 @@ static inline ssize_t aw_iocb_iter_write(struct file *file, struct kiocb *k,
 #endif
 }
 
-/* 6.12 marks a getattr the VFS already checked; a stacked one passes it on not. */
+/*
+ * 6.12 marks a getattr the VFS already checked; a stacked one does not pass
+ * it on. 6.1 has no such flag: clearing 0 clears nothing.
+ */
 #ifndef AT_GETATTR_NOSEC
 #define AT_GETATTR_NOSEC	0
 #endif
 
+/*
+ * generic_fillattr() takes the request mask since 6.6; 6.1's has the same
+ * name and one argument less, and an idmap of another type (above).
+ */
 static inline void aw_fillattr(aw_idmap_t *idmap, u32 mask,
 			       struct inode *inode, struct kstat *stat)
 {
@@ -264,26 +347,9 @@ static inline void aw_fillattr(aw_idmap_t *idmap, u32 mask,
 }
 
 /*
- * RWF_ATOMIC and statx's atomic fields on files (6.11+): the file mode that
- * lets RWF_ATOMIC through, its kiocb flag, and the statx fill (one unit).
+ * write_cache_pages() hands its callback a page until 6.3, a folio after:
+ * the callback's type (writepage_t) differs, so a wrapper.
  */
-#if AW_NATIVE_ATOMIC
-#define AW_FMODE_CAN_ATOMIC_WRITE	FMODE_CAN_ATOMIC_WRITE
-#define AW_IOCB_ATOMIC			IOCB_ATOMIC
-static inline void aw_statx_atomic(struct kstat *stat, u32 mask, u32 unit)
-{
-	if ((mask & STATX_WRITE_ATOMIC) && unit)
-		generic_fill_statx_atomic_writes(stat, unit, unit);
-}
-#else
-#define AW_FMODE_CAN_ATOMIC_WRITE	0
-#define AW_IOCB_ATOMIC			0
-static inline void aw_statx_atomic(struct kstat *stat, u32 mask, u32 unit)
-{
-}
-#endif
-
-/* write_cache_pages() hands its callback a page until 6.3, a folio after. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
 typedef struct folio aw_wp_arg_t;
 static inline struct folio *aw_wp_folio(struct folio *f)
@@ -298,13 +364,23 @@ static inline struct folio *aw_wp_folio(struct page *p)
 }
 #endif
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
-#define aw_splice_read	filemap_splice_read
-#else
-#define aw_splice_read	generic_file_splice_read
+/*
+ * 6.5 replaced generic_file_splice_read() by filemap_splice_read(), with
+ * the same arguments, for files read through the page cache. 6.1's reads
+ * through ->read_iter, which for a page-cache read comes to the same; an
+ * O_DIRECT file goes through ->read_iter on both (6.5's vfs_splice_read()
+ * sends it to copy_splice_read()).
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
+#define filemap_splice_read	generic_file_splice_read
 #endif
 
-/* A page-cache folio, NULL when there is none (6.1 said NULL, 6.12 ERR_PTR). */
+/*
+ * A page-cache folio, NULL when there is none. __filemap_get_folio() has
+ * the same name on both kernels with two contracts: NULL on 6.1, an
+ * ERR_PTR since 6.4. A backfill cannot rename it, so a wrapper that gives
+ * the callers one answer.
+ */
 static inline struct folio *aw_get_folio(struct address_space *mapping,
 					 pgoff_t index, unsigned int fgp,
 					 gfp_t gfp)

@@ -72,6 +72,22 @@ static int nvme_eng_from_identify(struct nvme_eng *e,
 	return 0;
 }
 
+/*
+ * The atomic limits the kernel itself derived for @lower's queue (6.11+
+ * has them for NVMe; 6.1 none: all 0); false where it knows none.
+ */
+static bool nvme_eng_kernel_hw(struct block_device *lower,
+			       struct aw_atomic_hw *hw)
+{
+	struct request_queue *q = bdev_get_queue(lower);
+
+	hw->unit_min = queue_atomic_write_unit_min_bytes(q);
+	hw->unit_max = queue_atomic_write_unit_max_bytes(q);
+	hw->max_bytes = queue_atomic_write_max_bytes(q);
+	hw->boundary = queue_atomic_write_boundary_bytes(q);
+	return hw->unit_min && hw->unit_max;
+}
+
 /* Without Identify data: what the kernel itself derived (6.11+), or none. */
 static void nvme_eng_from_kernel(struct nvme_eng *e, struct block_device *lower)
 {
@@ -79,7 +95,7 @@ static void nvme_eng_from_kernel(struct nvme_eng *e, struct block_device *lower)
 
 	memset(&e->id, 0, sizeof(e->id));
 	e->id.lbs = bdev_logical_block_size(lower);
-	if (!aw_kernel_atomic_hw(lower, &hw)) {
+	if (!nvme_eng_kernel_hw(lower, &hw)) {
 		pr_info("%pg: no Identify data given and the kernel knows no atomic limits: no atomic writes\n",
 			lower);
 		return;
@@ -129,7 +145,7 @@ static bool nvme_eng_kernel_takes_atomic(struct nvme_eng *e,
 {
 	struct aw_atomic_hw k;
 
-	return e->id.max_bytes && aw_kernel_atomic_hw(lower, &k) &&
+	return e->id.max_bytes && nvme_eng_kernel_hw(lower, &k) &&
 	       k.unit_min <= e->id.unit_min && k.unit_max >= e->id.unit_max &&
 	       k.max_bytes >= e->id.max_bytes &&
 	       (!k.boundary || (e->id.boundary && k.boundary >= e->id.boundary));
@@ -294,9 +310,9 @@ static void nvme_eng_submit(void *priv, struct bio *bio)
 	/* One command: never merged with a neighbour... */
 	bio->bi_opf |= REQ_NOMERGE;
 	if (e->req_atomic)
-		aw_bio_set_atomic(bio);
+		bio->bi_opf |= REQ_ATOMIC;
 	else
-		aw_bio_clear_atomic(bio);
+		bio->bi_opf &= ~REQ_ATOMIC;
 	/* ...and not split: pages the queue would split on are copied. */
 	if (nvme_eng_would_split(bdev_get_queue(bio->bi_bdev), bio)) {
 		b = nvme_eng_bounce(e, bio);

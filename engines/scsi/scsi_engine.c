@@ -100,7 +100,7 @@ static void scsi_eng_release(void *priv)
 /* sd builds WRITE ATOMIC(16) from a REQ_ATOMIC bio and never splits it. */
 static void scsi_eng_submit(void *priv, struct bio *bio)
 {
-	aw_bio_set_atomic(bio);
+	bio->bi_opf |= REQ_ATOMIC;
 	submit_bio_noacct(bio);
 }
 #else
