@@ -49,16 +49,19 @@ modules:
 		ls build/$$k/*/*.ko build/$$k/engines/*/*.ko; \
 	done
 
+# The pure files build into the modules and, on the kernel-header shim
+# (tools/include/, AW_SHIM from tools/tools.mk), into the host tests.
 PURE_SRC := awscsi/awscsi_logic.c engines/scsi/scsi_vpd.c awblk/awblk_logic.c \
 	engines/nvme/nvme_identify.c engines/sw/sw_format.c awfs/awfs_logic.c
 PURE_HDR := awscsi/awscsi_logic.h engines/scsi/scsi_vpd.h awblk/awblk_logic.h \
 	engines/nvme/nvme_identify.h engines/sw/sw_format.h awfs/awfs_logic.h \
 	include/aw_pure.h
 
-build/unit/%: tests/unit/%.c tests/unit/check.h $(PURE_SRC) $(PURE_HDR)
+build/unit/%: tests/unit/%.c tests/unit/check.h $(PURE_SRC) $(PURE_HDR) \
+		$(AW_SHIM_HDR)
 	@mkdir -p build/unit
-	$(HOSTCC) $(CFLAGS_HOST) -Iawblk -Iengines/scsi -Iengines/nvme \
-		-Iengines/sw -Iawfs -o $@ $< $(PURE_SRC)
+	$(HOSTCC) $(AW_SHIM) $(CFLAGS_HOST) -Iawblk -Iengines/scsi \
+		-Iengines/nvme -Iengines/sw -Iawfs -o $@ $< $(PURE_SRC)
 
 # Host tests of tools too: awctl format on image files.
 UNIT_SCRIPTS := $(wildcard tests/unit/test_*.sh)

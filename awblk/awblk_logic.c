@@ -12,7 +12,7 @@ const char *const awblk_reject_names[AWB_NREASONS] = {
 /* The largest bio the block layer guarantees to build without a split. */
 static u64 awblk_guaranteed_bio(const struct awblk_queue *q)
 {
-	u64 segs = q->max_segments < 256 ? q->max_segments : 256;
+	u64 segs = min(q->max_segments, 256U);
 
 	if (segs < 2)
 		return segs * q->lbs;
@@ -21,11 +21,11 @@ static u64 awblk_guaranteed_bio(const struct awblk_queue *q)
 
 static bool awblk_hw_valid(const struct awblk_hw *hw)
 {
-	if (!aw_is_pow2(hw->unit_min) || !aw_is_pow2(hw->unit_max))
+	if (!is_power_of_2(hw->unit_min) || !is_power_of_2(hw->unit_max))
 		return false;
 	if (hw->unit_min > hw->unit_max || hw->unit_max > hw->max_bytes)
 		return false;
-	if (hw->boundary && (!aw_is_pow2(hw->boundary) ||
+	if (hw->boundary && (!is_power_of_2(hw->boundary) ||
 			     hw->boundary < hw->max_bytes))
 		return false;
 	return true;
@@ -45,17 +45,17 @@ void awblk_derive_limits(const struct awblk_hw *hw, const struct awblk_queue *q,
 	memset(lim, 0, sizeof(*lim));
 	if (!awblk_hw_valid(hw) || !q->lbs || hw->unit_min < q->lbs)
 		return;
-	unit_limit = awblk_guaranteed_bio(q);
-	if (hw_bytes < unit_limit)
-		unit_limit = hw_bytes;
-	unit_limit = aw_rounddown_pow2(unit_limit);
-	lim->unit_min = hw->unit_min < unit_limit ? hw->unit_min : unit_limit;
-	lim->unit_max = hw->unit_max < unit_limit ? hw->unit_max : unit_limit;
-	lim->max_bytes = hw->max_bytes < hw_bytes ? hw->max_bytes : hw_bytes;
+	unit_limit = min(awblk_guaranteed_bio(q), hw_bytes);
+	/* No bio at all (no segments or sectors): no atomic writes below. */
+	if (unit_limit)
+		unit_limit = rounddown_pow_of_two(unit_limit);
+	lim->unit_min = min_t(u64, hw->unit_min, unit_limit);
+	lim->unit_max = min_t(u64, hw->unit_max, unit_limit);
+	lim->max_bytes = min_t(u64, hw->max_bytes, hw_bytes);
 	lim->boundary = hw->boundary;
 	if (cap_unit_max && cap_unit_max < lim->unit_max)
-		lim->unit_max = aw_rounddown_pow2(cap_unit_max);
-	align = lim->unit_min > lim->boundary ? lim->unit_min : lim->boundary;
+		lim->unit_max = rounddown_pow_of_two(cap_unit_max);
+	align = max(lim->unit_min, lim->boundary);
 	if (lim->unit_max < lim->unit_min || !lim->unit_min ||
 	    (align && q->start % align))
 		memset(lim, 0, sizeof(*lim));
@@ -69,7 +69,7 @@ enum awblk_reject awblk_check_write(const struct awblk_limits *lim, u64 size,
 		return AWB_NOSUPPORT;
 	if (nr_segs != 1)
 		return AWB_SEGMENTS;
-	if (!aw_is_pow2(len))
+	if (!is_power_of_2(len))
 		return AWB_POW2;
 	if (off % len)
 		return AWB_ALIGN;
@@ -95,14 +95,12 @@ int awblk_reject_errno(enum awblk_reject r)
 /* An untorn unit must be a power of two the device can write atomically. */
 bool awblk_untorn_ok(const struct awblk_limits *lim, u64 unit)
 {
-	return aw_is_pow2(unit) && lim->unit_max && unit >= lim->unit_min &&
+	return is_power_of_2(unit) && lim->unit_max && unit >= lim->unit_min &&
 	       unit <= lim->unit_max;
 }
 
 /* Bytes from off to the next multiple of unit, at most len. */
 u64 awblk_untorn_piece(u64 off, u64 len, u64 unit)
 {
-	u64 n = unit - off % unit;
-
-	return n < len ? n : len;
+	return min(unit - off % unit, len);
 }

@@ -384,7 +384,7 @@ static int awblk_check_create(const struct aw_create *c)
 	for (i = 0; i < ARRAY_SIZE(c->reserved); i++)
 		if (c->reserved[i])
 			return -EINVAL;
-	if (c->untorn && !aw_is_pow2(c->untorn))
+	if (c->untorn && !is_power_of_2(c->untorn))
 		return -EINVAL;
 	if (c->unit_max > U32_MAX || c->untorn > U32_MAX)
 		return -EINVAL;

@@ -5,11 +5,6 @@
  */
 #include "awfs_logic.h"
 
-static bool awfs_is_pow2(u64 x)
-{
-	return x && !(x & (x - 1));
-}
-
 int awfs_parse_size(const char *s, u64 *out)
 {
 	u64 v = 0;
@@ -38,7 +33,7 @@ int awfs_unit_ok(u64 unit, u32 page_size, u32 fs_block, u32 unit_min,
 		 u32 unit_max, u32 max_bytes, u32 boundary, const char **why)
 {
 	*why = NULL;
-	if (!awfs_is_pow2(unit))
+	if (!is_power_of_2(unit))
 		*why = "is not a power of two";
 	else if (unit < page_size)
 		*why = "is smaller than a page";
@@ -80,5 +75,5 @@ u64 awfs_next_piece(u64 pos, u64 count, u64 unit, bool *whole)
 		*whole = true;
 		return unit;
 	}
-	return count < room ? count : room;
+	return min(count, room);
 }

@@ -21,49 +21,49 @@ struct awscsi_cmd {
 };
 
 static const struct awscsi_cmd awscsi_cmds[] = {
-	{ AWS_OP_TEST_UNIT_READY, 0, false, 6, AWS_K_TUR,
+	{ TEST_UNIT_READY, 0, false, 6, AWS_K_TUR,
 	  { 0x00, 0, 0, 0, 0, 0xc7 } },
-	{ AWS_OP_REQUEST_SENSE, 0, false, 6, AWS_K_REQUEST_SENSE,
+	{ REQUEST_SENSE, 0, false, 6, AWS_K_REQUEST_SENSE,
 	  { 0x03, 0x01, 0, 0, 0xff, 0xc7 } },
-	{ AWS_OP_READ6, 0, false, 6, AWS_K_READ,
+	{ READ_6, 0, false, 6, AWS_K_READ,
 	  { 0x08, 0x1f, 0xff, 0xff, 0xff, 0xc7 } },
-	{ AWS_OP_WRITE6, 0, false, 6, AWS_K_WRITE,
+	{ WRITE_6, 0, false, 6, AWS_K_WRITE,
 	  { 0x0a, 0x1f, 0xff, 0xff, 0xff, 0xc7 } },
-	{ AWS_OP_INQUIRY, 0, false, 6, AWS_K_INQUIRY,
+	{ INQUIRY, 0, false, 6, AWS_K_INQUIRY,
 	  { 0x12, 0x01, 0xff, 0xff, 0xff, 0xc7 } },
-	{ AWS_OP_MODE_SENSE6, 0, false, 6, AWS_K_MODE_SENSE,
+	{ MODE_SENSE, 0, false, 6, AWS_K_MODE_SENSE,
 	  { 0x1a, 0x08, 0xff, 0xff, 0xff, 0xc7 } },
-	{ AWS_OP_START_STOP, 0, false, 6, AWS_K_START_STOP,
+	{ START_STOP, 0, false, 6, AWS_K_START_STOP,
 	  { 0x1b, 0x01, 0, 0x0f, 0xf7, 0xc7 } },
-	{ AWS_OP_READ_CAPACITY10, 0, false, 10, AWS_K_READ_CAPACITY,
+	{ READ_CAPACITY, 0, false, 10, AWS_K_READ_CAPACITY,
 	  { 0x25, 0, 0, 0, 0, 0, 0, 0, 0, 0xc7 } },
-	{ AWS_OP_READ10, 0, false, 10, AWS_K_READ,
+	{ READ_10, 0, false, 10, AWS_K_READ,
 	  { 0x28, 0x08, 0xff, 0xff, 0xff, 0xff, 0, 0xff, 0xff, 0xc7 } },
-	{ AWS_OP_WRITE10, 0, false, 10, AWS_K_WRITE,
+	{ WRITE_10, 0, false, 10, AWS_K_WRITE,
 	  { 0x2a, 0x08, 0xff, 0xff, 0xff, 0xff, 0, 0xff, 0xff, 0xc7 } },
-	{ AWS_OP_SYNC_CACHE10, 0, false, 10, AWS_K_SYNC,
+	{ SYNCHRONIZE_CACHE, 0, false, 10, AWS_K_SYNC,
 	  { 0x35, 0x02, 0xff, 0xff, 0xff, 0xff, 0x3f, 0xff, 0xff, 0xc7 } },
-	{ AWS_OP_MODE_SENSE10, 0, false, 10, AWS_K_MODE_SENSE,
+	{ MODE_SENSE_10, 0, false, 10, AWS_K_MODE_SENSE,
 	  { 0x5a, 0x18, 0xff, 0xff, 0, 0, 0, 0xff, 0xff, 0xc7 } },
-	{ AWS_OP_READ16, 0, false, 16, AWS_K_READ,
+	{ READ_16, 0, false, 16, AWS_K_READ,
 	  { 0x88, 0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 	    0xff, 0xff, 0xff, 0xff, 0, 0xc7 } },
-	{ AWS_OP_WRITE16, 0, false, 16, AWS_K_WRITE,
+	{ WRITE_16, 0, false, 16, AWS_K_WRITE,
 	  { 0x8a, 0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 	    0xff, 0xff, 0xff, 0xff, 0, 0xc7 } },
-	{ AWS_OP_SYNC_CACHE16, 0, false, 16, AWS_K_SYNC,
+	{ SYNCHRONIZE_CACHE_16, 0, false, 16, AWS_K_SYNC,
 	  { 0x91, 0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 	    0xff, 0xff, 0xff, 0xff, 0x3f, 0xc7 } },
-	{ AWS_OP_WRITE_ATOMIC16, 0, false, 16, AWS_K_WRITE_ATOMIC,
+	{ WRITE_ATOMIC_16, 0, false, 16, AWS_K_WRITE_ATOMIC,
 	  { 0x9c, 0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 	    0xff, 0xff, 0xff, 0xff, 0, 0xc7 } },
-	{ AWS_OP_SERVICE_IN16, AWS_SA_READ_CAPACITY16, true, 16,
+	{ SERVICE_ACTION_IN_16, SAI_READ_CAPACITY_16, true, 16,
 	  AWS_K_READ_CAPACITY,
 	  { 0x9e, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0,
 	    0xc7 } },
-	{ AWS_OP_REPORT_LUNS, 0, false, 12, AWS_K_REPORT_LUNS,
+	{ REPORT_LUNS, 0, false, 12, AWS_K_REPORT_LUNS,
 	  { 0xa0, 0, 0xff, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0xc7 } },
-	{ AWS_OP_MAINT_IN, AWS_SA_REPORT_OPCODES, true, 12,
+	{ MAINTENANCE_IN, MI_REPORT_SUPPORTED_OPERATION_CODES, true, 12,
 	  AWS_K_REPORT_OPCODES,
 	  { 0xa3, 0x0c, 0x87, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0,
 	    0xc7 } },
@@ -82,7 +82,7 @@ static void awscsi_set_sense(struct awscsi_sense *s, u8 key, u8 asc, u8 ascq,
 
 static void awscsi_invalid_field(struct awscsi_sense *s, int field)
 {
-	awscsi_set_sense(s, AWS_KEY_ILLEGAL_REQUEST, AWS_ASC_INVALID_FIELD, 0, field);
+	awscsi_set_sense(s, ILLEGAL_REQUEST, AWS_ASC_INVALID_FIELD, 0, field);
 }
 
 /* Why the configuration cannot work, or NULL when it can. */
@@ -148,7 +148,7 @@ enum awscsi_kind awscsi_classify(const struct awscsi_cfg *c, const u8 *cdb,
 	const struct awscsi_cmd *m = awscsi_find_cmd(cdb[0], awscsi_cdb_sa(cdb));
 
 	if (!awscsi_cmd_enabled(c, m) || cdb_len < m->cdb_len) {
-		awscsi_set_sense(s, AWS_KEY_ILLEGAL_REQUEST, AWS_ASC_INVALID_OPCODE, 0,
+		awscsi_set_sense(s, ILLEGAL_REQUEST, AWS_ASC_INVALID_OPCODE, 0,
 				 -1);
 		return AWS_K_NONE;
 	}
@@ -159,27 +159,28 @@ int awscsi_decode_rw(const u8 *cdb, struct awscsi_rw *rw)
 {
 	memset(rw, 0, sizeof(*rw));
 	switch (cdb[0]) {
-	case AWS_OP_READ6:
-	case AWS_OP_WRITE6:
-		rw->lba = (u64)(cdb[1] & 0x1f) << 16 | aw_get_be16(cdb + 2);
+	case READ_6:
+	case WRITE_6:
+		rw->lba = (u64)(cdb[1] & 0x1f) << 16 |
+			  get_unaligned_be16(cdb + 2);
 		rw->nblocks = cdb[4] ? cdb[4] : 256;
 		return 0;
-	case AWS_OP_READ10:
-	case AWS_OP_WRITE10:
-	case AWS_OP_SYNC_CACHE10:
-		rw->lba = aw_get_be32(cdb + 2);
-		rw->nblocks = aw_get_be16(cdb + 7);
+	case READ_10:
+	case WRITE_10:
+	case SYNCHRONIZE_CACHE:
+		rw->lba = get_unaligned_be32(cdb + 2);
+		rw->nblocks = get_unaligned_be16(cdb + 7);
 		break;
-	case AWS_OP_READ16:
-	case AWS_OP_WRITE16:
-	case AWS_OP_SYNC_CACHE16:
-		rw->lba = aw_get_be64(cdb + 2);
-		rw->nblocks = aw_get_be32(cdb + 10);
+	case READ_16:
+	case WRITE_16:
+	case SYNCHRONIZE_CACHE_16:
+		rw->lba = get_unaligned_be64(cdb + 2);
+		rw->nblocks = get_unaligned_be32(cdb + 10);
 		break;
-	case AWS_OP_WRITE_ATOMIC16:
-		rw->lba = aw_get_be64(cdb + 2);
-		rw->boundary = aw_get_be16(cdb + 10);
-		rw->nblocks = aw_get_be16(cdb + 12);
+	case WRITE_ATOMIC_16:
+		rw->lba = get_unaligned_be64(cdb + 2);
+		rw->boundary = get_unaligned_be16(cdb + 10);
+		rw->nblocks = get_unaligned_be16(cdb + 12);
 		break;
 	default:
 		return -EINVAL;
@@ -224,7 +225,7 @@ int awscsi_check_rw(const struct awscsi_cfg *c, enum awscsi_kind k,
 	if (k == AWS_K_WRITE_ATOMIC && awscsi_check_atomic(c, rw, s))
 		return -EINVAL;
 	if (rw->lba > c->nblocks || rw->nblocks > c->nblocks - rw->lba) {
-		awscsi_set_sense(s, AWS_KEY_ILLEGAL_REQUEST, AWS_ASC_LBA_OUT_OF_RANGE,
+		awscsi_set_sense(s, ILLEGAL_REQUEST, AWS_ASC_LBA_OUT_OF_RANGE,
 				 0, -1);
 		return -ERANGE;
 	}
@@ -244,7 +245,7 @@ u32 awscsi_sense_fixed(const struct awscsi_sense *s, u8 *buf, u32 len)
 	buf[13] = s->ascq;
 	if (s->field >= 0) {
 		buf[15] = 0x80 | 0x40;	/* SKSV, C/D: the field is in the CDB */
-		aw_put_be16(buf + 16, (u16)s->field);
+		put_unaligned_be16((u16)s->field, buf + 16);
 	}
 	return AWS_SENSE_LEN;
 }
@@ -252,21 +253,21 @@ u32 awscsi_sense_fixed(const struct awscsi_sense *s, u8 *buf, u32 len)
 u32 awscsi_alloc_len(const u8 *cdb)
 {
 	switch (cdb[0]) {
-	case AWS_OP_INQUIRY:
-		return aw_get_be16(cdb + 3);
-	case AWS_OP_REQUEST_SENSE:
-	case AWS_OP_MODE_SENSE6:
+	case INQUIRY:
+		return get_unaligned_be16(cdb + 3);
+	case REQUEST_SENSE:
+	case MODE_SENSE:
 		return cdb[4];
-	case AWS_OP_MODE_SENSE10:
-		return aw_get_be16(cdb + 7);
-	case AWS_OP_READ_CAPACITY10:
+	case MODE_SENSE_10:
+		return get_unaligned_be16(cdb + 7);
+	case READ_CAPACITY:
 		return 8;
-	case AWS_OP_SERVICE_IN16:
-		return aw_get_be32(cdb + 10);
-	case AWS_OP_REPORT_LUNS:
-		return aw_get_be32(cdb + 6);
-	case AWS_OP_MAINT_IN:
-		return aw_get_be32(cdb + 6);
+	case SERVICE_ACTION_IN_16:
+		return get_unaligned_be32(cdb + 10);
+	case REPORT_LUNS:
+		return get_unaligned_be32(cdb + 6);
+	case MAINTENANCE_IN:
+		return get_unaligned_be32(cdb + 6);
 	default:
 		return 0;
 	}
@@ -275,17 +276,17 @@ u32 awscsi_alloc_len(const u8 *cdb)
 static int awscsi_vpd_b0(const struct awscsi_cfg *c, u8 *buf)
 {
 	buf[1] = 0xb0;
-	aw_put_be16(buf + 2, AWS_VPD_B0_LEN);
-	aw_put_be16(buf + 6, (u16)(1u << c->physblk_exp));
-	aw_put_be32(buf + 8, c->max_xfer);
-	aw_put_be32(buf + 12, 1024);	/* optimal transfer length */
-	aw_put_be64(buf + 36, 0xffff);	/* maximum write same length */
+	put_unaligned_be16(AWS_VPD_B0_LEN, buf + 2);
+	put_unaligned_be16((u16)(1u << c->physblk_exp), buf + 6);
+	put_unaligned_be32(c->max_xfer, buf + 8);
+	put_unaligned_be32(1024, buf + 12);	/* optimal transfer length */
+	put_unaligned_be64(0xffff, buf + 36);	/* maximum write same length */
 	if (c->atomic) {
-		aw_put_be32(buf + 44, c->atomic_max);
-		aw_put_be32(buf + 48, c->atomic_align);
-		aw_put_be32(buf + 52, c->atomic_gran);
-		aw_put_be32(buf + 56, c->atomic_max_bndry_len);
-		aw_put_be32(buf + 60, c->atomic_max_bndry);
+		put_unaligned_be32(c->atomic_max, buf + 44);
+		put_unaligned_be32(c->atomic_align, buf + 48);
+		put_unaligned_be32(c->atomic_gran, buf + 52);
+		put_unaligned_be32(c->atomic_max_bndry_len, buf + 56);
+		put_unaligned_be32(c->atomic_max_bndry, buf + 60);
 	}
 	return 4 + AWS_VPD_B0_LEN;
 }
@@ -300,7 +301,7 @@ static int awscsi_vpd_83(const struct awscsi_cfg *c, u8 *buf)
 	d[0] = 0x01;		/* binary code set */
 	d[1] = 0x03;		/* LU association, NAA designator */
 	d[3] = 8;
-	aw_put_be64(d + 4, naa);
+	put_unaligned_be64(naa, d + 4);
 	d += 12;
 	d[0] = 0x02;		/* ASCII */
 	d[1] = 0x01;		/* T10 vendor ID designator */
@@ -313,7 +314,7 @@ static int awscsi_vpd_83(const struct awscsi_cfg *c, u8 *buf)
 	d[31] = '0' + c->index % 10;
 	memcpy(d + 32, "AWSC", 4);
 	d += 36;
-	aw_put_be16(buf + 2, (u16)(d - buf - 4));
+	put_unaligned_be16((u16)(d - buf - 4), buf + 2);
 	return (int)(d - buf);
 }
 
@@ -341,8 +342,8 @@ static int awscsi_vpd_page(const struct awscsi_cfg *c, u8 page, u8 *buf)
 		return awscsi_vpd_b0(c, buf);
 	case 0xb1:
 		buf[1] = 0xb1;
-		aw_put_be16(buf + 2, AWS_VPD_B0_LEN);
-		aw_put_be16(buf + 4, 1);	/* non-rotating medium */
+		put_unaligned_be16(AWS_VPD_B0_LEN, buf + 2);
+		put_unaligned_be16(1, buf + 4);	/* non-rotating medium */
 		buf[7] = 5;			/* form factor: less than 1.8" */
 		return 4 + AWS_VPD_B0_LEN;
 	default:
@@ -375,9 +376,9 @@ int awscsi_inquiry(const struct awscsi_cfg *c, const u8 *cdb, u8 *buf,
 	memcpy(buf + 8, AWS_VENDOR, 8);
 	memcpy(buf + 16, AWS_PRODUCT, 16);
 	memcpy(buf + 32, AWS_REVISION, 4);
-	aw_put_be16(buf + 58, 0x00c0);	/* SAM-6 */
-	aw_put_be16(buf + 60, 0x05c0);	/* SPC-5 */
-	aw_put_be16(buf + 62, 0x0600);	/* SBC-4 */
+	put_unaligned_be16(0x00c0, buf + 58);	/* SAM-6 */
+	put_unaligned_be16(0x05c0, buf + 60);	/* SPC-5 */
+	put_unaligned_be16(0x0600, buf + 62);	/* SBC-4 */
 	return 96;
 }
 
@@ -390,13 +391,13 @@ int awscsi_read_capacity(const struct awscsi_cfg *c, const u8 *cdb, u8 *buf,
 	if (len < 32)
 		return -1;
 	memset(buf, 0, 32);
-	if (cdb[0] == AWS_OP_READ_CAPACITY10) {
-		aw_put_be32(buf, last > 0xffffffffULL ? 0xffffffff : (u32)last);
-		aw_put_be32(buf + 4, c->lbs);
+	if (cdb[0] == READ_CAPACITY) {
+		put_unaligned_be32(min_t(u64, last, U32_MAX), buf);
+		put_unaligned_be32(c->lbs, buf + 4);
 		return 8;
 	}
-	aw_put_be64(buf, last);
-	aw_put_be32(buf + 8, c->lbs);
+	put_unaligned_be64(last, buf);
+	put_unaligned_be32(c->lbs, buf + 8);
 	buf[13] = c->physblk_exp & 0x0f;
 	return 32;
 }
@@ -414,17 +415,18 @@ static int awscsi_mode_page(const struct awscsi_cfg *c, u8 page, u8 pc, u8 *p)
 		if (!changeable && c->wce && pc == 0)
 			p[2] = 0x04;	/* WCE */
 		if (!changeable) {
-			aw_put_be16(p + 4, 0xffff); /* disable prefetch length */
-			aw_put_be16(p + 8, 0xffff); /* maximum prefetch */
-			aw_put_be16(p + 10, 0xffff); /* maximum prefetch ceiling */
+			/* disable prefetch length, maximum prefetch, ceiling */
+			put_unaligned_be16(0xffff, p + 4);
+			put_unaligned_be16(0xffff, p + 8);
+			put_unaligned_be16(0xffff, p + 10);
 		}
 		return 20;
 	case 0x0a:
 		memset(p, 0, 12);
 		p[0] = 0x0a;
 		p[1] = 0x0a;
-		if (!changeable)
-			aw_put_be16(p + 8, 0xffff); /* busy timeout period */
+		if (!changeable)	/* busy timeout period */
+			put_unaligned_be16(0xffff, p + 8);
 		return 12;
 	default:
 		return -1;
@@ -434,7 +436,7 @@ static int awscsi_mode_page(const struct awscsi_cfg *c, u8 page, u8 pc, u8 *p)
 int awscsi_mode_sense(const struct awscsi_cfg *c, const u8 *cdb, u8 *buf,
 		      u32 len, struct awscsi_sense *s)
 {
-	bool ten = cdb[0] == AWS_OP_MODE_SENSE10;
+	bool ten = cdb[0] == MODE_SENSE_10;
 	bool dbd = cdb[1] & 0x08;
 	bool llba = ten && (cdb[1] & 0x10);
 	u8 pc = cdb[2] >> 6, page = cdb[2] & 0x3f, subpage = cdb[3];
@@ -444,7 +446,7 @@ int awscsi_mode_sense(const struct awscsi_cfg *c, const u8 *cdb, u8 *buf,
 	if (len < 512)
 		return -1;
 	if (pc == 3) {
-		awscsi_set_sense(s, AWS_KEY_ILLEGAL_REQUEST, AWS_ASC_SAVING_NOT_SUP,
+		awscsi_set_sense(s, ILLEGAL_REQUEST, AWS_ASC_SAVING_NOT_SUP,
 				 0, -1);
 		return -1;
 	}
@@ -455,13 +457,13 @@ int awscsi_mode_sense(const struct awscsi_cfg *c, const u8 *cdb, u8 *buf,
 	memset(buf, 0, 512);
 	off = hdr;
 	if (bd == 8) {
-		u64 nb = c->nblocks > 0xffffffffULL ? 0xffffffff : c->nblocks;
+		u64 nb = min_t(u64, c->nblocks, U32_MAX);
 
-		aw_put_be32(buf + off, (u32)nb);
-		aw_put_be32(buf + off + 4, c->lbs & 0xffffff);
+		put_unaligned_be32((u32)nb, buf + off);
+		put_unaligned_be32(c->lbs & 0xffffff, buf + off + 4);
 	} else if (bd == 16) {
-		aw_put_be64(buf + off, c->nblocks);
-		aw_put_be32(buf + off + 12, c->lbs);
+		put_unaligned_be64(c->nblocks, buf + off);
+		put_unaligned_be32(c->lbs, buf + off + 12);
 	}
 	off += bd;
 	if (page == 0x3f) {
@@ -476,10 +478,10 @@ int awscsi_mode_sense(const struct awscsi_cfg *c, const u8 *cdb, u8 *buf,
 		off += (u32)n;
 	}
 	if (ten) {
-		aw_put_be16(buf, (u16)(off - 2));
+		put_unaligned_be16((u16)(off - 2), buf);
 		buf[3] = c->fua ? 0x10 : 0;	/* DPOFUA */
 		buf[4] = llba ? 1 : 0;
-		aw_put_be16(buf + 6, (u16)bd);
+		put_unaligned_be16((u16)bd, buf + 6);
 	} else {
 		buf[0] = (u8)(off - 1);
 		buf[2] = c->fua ? 0x10 : 0;	/* DPOFUA */
@@ -502,7 +504,7 @@ int awscsi_report_luns(const u8 *cdb, u8 *buf, u32 len,
 	memset(buf, 0, 16);
 	if (select == 1 || select >= 0x10)
 		return 8;	/* no well-known logical units */
-	aw_put_be32(buf, 8);	/* one LUN: 0 */
+	put_unaligned_be32(8, buf);	/* one LUN: 0 */
 	return 16;
 }
 
@@ -511,7 +513,7 @@ static int awscsi_rsoc_one(const struct awscsi_cfg *c, const u8 *cdb, u8 *buf,
 			   bool rctd, struct awscsi_sense *s)
 {
 	u8 opt = cdb[2] & 0x07, op = cdb[3];
-	u16 sa = aw_get_be16(cdb + 4);
+	u16 sa = get_unaligned_be16(cdb + 4);
 	const struct awscsi_cmd *m = awscsi_find_cmd(op, opt == 1 ? 0 : sa);
 	int n;
 
@@ -527,7 +529,7 @@ static int awscsi_rsoc_one(const struct awscsi_cfg *c, const u8 *cdb, u8 *buf,
 		return 4;
 	}
 	buf[1] = (rctd ? 0x80 : 0) | 0x03;	/* supported as the standard says */
-	aw_put_be16(buf + 2, m->cdb_len);
+	put_unaligned_be16(m->cdb_len, buf + 2);
 	memcpy(buf + 4, m->usage, m->cdb_len);
 	/* FUA, in byte 1 of the 10- and 16-byte CDBs: as DPOFUA says. */
 	if (!c->fua && m->cdb_len >= 10 && (m->kind == AWS_K_READ ||
@@ -535,7 +537,7 @@ static int awscsi_rsoc_one(const struct awscsi_cfg *c, const u8 *cdb, u8 *buf,
 		buf[5] &= ~0x08;
 	n = 4 + m->cdb_len;
 	if (rctd) {
-		aw_put_be16(buf + n, 0x0a);
+		put_unaligned_be16(0x0a, buf + n);
 		n += 12;
 	}
 	return n;
@@ -565,13 +567,13 @@ int awscsi_report_opcodes(const struct awscsi_cfg *c, const u8 *cdb, u8 *buf,
 		if (!awscsi_cmd_enabled(c, m))
 			continue;
 		d[0] = m->op;
-		aw_put_be16(d + 2, m->sa);
+		put_unaligned_be16(m->sa, d + 2);
 		d[5] = (m->has_sa ? 0x01 : 0) | (rctd ? 0x02 : 0);
-		aw_put_be16(d + 6, m->cdb_len);
+		put_unaligned_be16(m->cdb_len, d + 6);
 		if (rctd)
-			aw_put_be16(d + 8, 0x0a);
+			put_unaligned_be16(0x0a, d + 8);
 		off += dlen;
 	}
-	aw_put_be32(buf, off - 4);
+	put_unaligned_be32(off - 4, buf);
 	return (int)off;
 }

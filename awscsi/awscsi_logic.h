@@ -9,41 +9,18 @@
 #define AWSCSI_LOGIC_H
 
 #include "aw_pure.h"
+#include <scsi/scsi_proto.h>
 
-/* Sense keys and the additional sense codes awscsi uses. */
-#define AWS_KEY_NO_SENSE	0x00
-#define AWS_KEY_NOT_READY	0x02
-#define AWS_KEY_MEDIUM_ERROR	0x03
-#define AWS_KEY_ILLEGAL_REQUEST	0x05
-#define AWS_KEY_UNIT_ATTENTION	0x06
+/*
+ * Opcodes, service actions and sense keys are scsi/scsi_proto.h's; the
+ * additional sense codes awscsi uses are here.
+ */
 #define AWS_ASC_INVALID_OPCODE	0x20
 #define AWS_ASC_LBA_OUT_OF_RANGE 0x21
 #define AWS_ASC_INVALID_FIELD	0x24
 #define AWS_ASC_PARAM_LIST_LEN	0x1a
 #define AWS_ASC_SAVING_NOT_SUP	0x39
 #define AWS_ASC_POWER_ON_RESET	0x29	/* POWER ON, RESET, OR BUS DEVICE RESET */
-
-#define AWS_OP_TEST_UNIT_READY	0x00
-#define AWS_OP_REQUEST_SENSE	0x03
-#define AWS_OP_READ6		0x08
-#define AWS_OP_WRITE6		0x0a
-#define AWS_OP_INQUIRY		0x12
-#define AWS_OP_MODE_SENSE6	0x1a
-#define AWS_OP_START_STOP	0x1b
-#define AWS_OP_READ_CAPACITY10	0x25
-#define AWS_OP_READ10		0x28
-#define AWS_OP_WRITE10		0x2a
-#define AWS_OP_SYNC_CACHE10	0x35
-#define AWS_OP_MODE_SENSE10	0x5a
-#define AWS_OP_READ16		0x88
-#define AWS_OP_WRITE16		0x8a
-#define AWS_OP_SYNC_CACHE16	0x91
-#define AWS_OP_WRITE_ATOMIC16	0x9c
-#define AWS_OP_SERVICE_IN16	0x9e
-#define AWS_SA_READ_CAPACITY16	0x10
-#define AWS_OP_REPORT_LUNS	0xa0
-#define AWS_OP_MAINT_IN		0xa3
-#define AWS_SA_REPORT_OPCODES	0x0c
 
 #define AWS_SENSE_LEN		18
 #define AWS_VPD_B0_LEN		0x3c	/* page length of Block Limits */

@@ -613,7 +613,7 @@ static void awscsi_media_cmd(struct awscsi_disk *d, struct scsi_cmnd *sc,
 	}
 	if (k != AWS_K_SYNC &&
 	    scsi_bufflen(sc) < (u64)rw.nblocks * d->cfg.lbs) {
-		s = (struct awscsi_sense){ AWS_KEY_ILLEGAL_REQUEST,
+		s = (struct awscsi_sense){ ILLEGAL_REQUEST,
 					   AWS_ASC_INVALID_FIELD, 0, -1 };
 		awscsi_check_condition(sc, &s);
 		return;
@@ -668,11 +668,11 @@ static int awscsi_build_response(struct awscsi_disk *d, enum awscsi_kind k,
 	case AWS_K_REQUEST_SENSE:
 		/* SPC: it returns a pending unit attention, which it clears. */
 		if (atomic_xchg(&d->unit_attention, 0))
-			*s = (struct awscsi_sense){ AWS_KEY_UNIT_ATTENTION,
+			*s = (struct awscsi_sense){ UNIT_ATTENTION,
 						    AWS_ASC_POWER_ON_RESET, 0,
 						    -1 };
 		else
-			*s = (struct awscsi_sense){ AWS_KEY_NO_SENSE, 0, 0,
+			*s = (struct awscsi_sense){ NO_SENSE, 0, 0,
 						    -1 };
 		return awscsi_sense_fixed(s, buf, AWSCSI_CMD_BUF);
 	default:		/* TEST UNIT READY, START STOP UNIT */
@@ -693,7 +693,7 @@ static void awscsi_exec(struct awscsi_disk *d, struct scsi_cmnd *sc)
 	/* SPC: INQUIRY, REPORT LUNS and REQUEST SENSE do not clear it. */
 	if (k != AWS_K_INQUIRY && k != AWS_K_REPORT_LUNS &&
 	    k != AWS_K_REQUEST_SENSE && atomic_xchg(&d->unit_attention, 0)) {
-		s = (struct awscsi_sense){ AWS_KEY_UNIT_ATTENTION,
+		s = (struct awscsi_sense){ UNIT_ATTENTION,
 					   AWS_ASC_POWER_ON_RESET, 0, -1 };
 		awscsi_check_condition(sc, &s);
 		return;

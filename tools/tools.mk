@@ -12,6 +12,10 @@ HOSTCC ?= gcc
 PREFIX ?= /usr/local
 AW_VERSION ?= $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 AW_CFLAGS := -O2 -g -Wall -Wextra -Werror -Iinclude/uapi -Itools
+# The host's stand-ins for the kernel headers that the pure files (see
+# include/aw_pure.h) include: first in the search, before the system's.
+AW_SHIM := -Itools/include
+AW_SHIM_HDR := $(wildcard tools/include/*/*.h)
 AW_UAPI := include/uapi/awkit.h
 AW_TOOLS := build/tools/awctl build/lib/libaw.so.0 build/lib/libaw.so \
 	build/lib/libaw.a build/lib/aw.pc build/tools/awfuzz \
@@ -43,13 +47,14 @@ build/lib/aw.pc: tools/aw.pc.in tools/tools.mk
 	$(call aw_pc,$<) >$@
 
 # awctl carries libaw in it: nothing to find at run time. It also links
-# engines/sw/sw_format.c, the code the kernel reads its superblocks with.
+# engines/sw/sw_format.c, the code the kernel reads its superblocks with,
+# built on the shim.
 build/tools/awctl: tools/awctl.c tools/nvme_id.c tools/nvme_id.h tools/libaw.h \
 		engines/sw/sw_format.c engines/sw/sw_format.h include/aw_pure.h \
-		$(AW_UAPI) build/lib/libaw.a
+		$(AW_SHIM_HDR) $(AW_UAPI) build/lib/libaw.a
 	@mkdir -p build/tools
-	$(HOSTCC) $(AW_CFLAGS) -Iinclude -Iengines/sw -o $@ $< tools/nvme_id.c \
-		engines/sw/sw_format.c build/lib/libaw.a
+	$(HOSTCC) $(AW_SHIM) $(AW_CFLAGS) -Iinclude -Iengines/sw -o $@ $< \
+		tools/nvme_id.c engines/sw/sw_format.c build/lib/libaw.a
 
 build/tools/awfuzz: tests/tools/awfuzz.c $(AW_UAPI)
 	@mkdir -p build/tools

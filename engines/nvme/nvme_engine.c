@@ -119,7 +119,7 @@ static void nvme_eng_apply_chunk(struct nvme_eng *e, struct block_device *lower)
 
 	if (!chunk || !e->id.atomic_bs)
 		return;
-	if (!aw_is_pow2(chunk) || chunk < e->id.max_bytes) {
+	if (!is_power_of_2(chunk) || chunk < e->id.max_bytes) {
 		pr_info("%pg: I/O boundary %llu cannot hold atomic writes of %u bytes: no atomic writes\n",
 			lower, chunk, e->id.max_bytes);
 		e->id.atomic_bs = 0;

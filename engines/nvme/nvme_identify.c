@@ -33,8 +33,6 @@
 #define LBADS_MIN	9	/* 512 bytes: smaller is not a usable block */
 #define LBADS_MAX	16	/* 64 KiB: the largest block Linux accepts */
 
-#define U32_LIMIT	0xffffffffULL
-
 static int awnvme_id_fail(struct awnvme_id_info *out, const char **why,
 			  const char *s)
 {
@@ -81,18 +79,18 @@ int awnvme_id_parse(const u8 *ctrl, u32 ctrl_len, const u8 *ns, u32 ns_len,
 	if (!ns || ns_len != AWNVME_ID_LEN)
 		return awnvme_id_fail(out, why, "identify namespace data is not 4096 bytes");
 
-	out->awun = aw_get_le16(ctrl + ID_CTRL_AWUN);
-	out->awupf = aw_get_le16(ctrl + ID_CTRL_AWUPF);
-	out->nsze = aw_get_le64(ns + ID_NS_NSZE);
+	out->awun = get_unaligned_le16(ctrl + ID_CTRL_AWUN);
+	out->awupf = get_unaligned_le16(ctrl + ID_CTRL_AWUPF);
+	out->nsze = get_unaligned_le64(ns + ID_NS_NSZE);
 	out->nsfeat = ns[ID_NS_NSFEAT];
 	out->nlbaf = ns[ID_NS_NLBAF];
 	out->flbas = ns[ID_NS_FLBAS];
-	out->nawun = aw_get_le16(ns + ID_NS_NAWUN);
-	out->nawupf = aw_get_le16(ns + ID_NS_NAWUPF);
-	out->nabsn = aw_get_le16(ns + ID_NS_NABSN);
-	out->nabo = aw_get_le16(ns + ID_NS_NABO);
-	out->nabspf = aw_get_le16(ns + ID_NS_NABSPF);
-	out->noiob = aw_get_le16(ns + ID_NS_NOIOB);
+	out->nawun = get_unaligned_le16(ns + ID_NS_NAWUN);
+	out->nawupf = get_unaligned_le16(ns + ID_NS_NAWUPF);
+	out->nabsn = get_unaligned_le16(ns + ID_NS_NABSN);
+	out->nabo = get_unaligned_le16(ns + ID_NS_NABO);
+	out->nabspf = get_unaligned_le16(ns + ID_NS_NABSPF);
+	out->noiob = get_unaligned_le16(ns + ID_NS_NOIOB);
 
 	/* An inactive namespace identifies as all zeros: nothing to bind. */
 	if (!out->nsze)
@@ -106,7 +104,7 @@ int awnvme_id_parse(const u8 *ctrl, u32 ctrl_len, const u8 *ns, u32 ns_len,
 		return awnvme_id_fail(out, why, "namespace has no LBA format at FLBAS index");
 
 	lbaf = ns + ID_NS_LBAF + 4 * out->lbaf_index;
-	out->ms = aw_get_le16(lbaf);
+	out->ms = get_unaligned_le16(lbaf);
 	out->lbads = lbaf[2];
 	/*
 	 * The block size is a multiplier below: 2^9..2^16 keeps it a usable
@@ -154,9 +152,9 @@ int awnvme_id_parse(const u8 *ctrl, u32 ctrl_len, const u8 *ns, u32 ns_len,
 	 * The block layer keeps limits in 32 bits: (1 + 0xffff) * 64 KiB is
 	 * 2^32, which wraps to 0 in Linux's 32-bit math. Refuse instead.
 	 */
-	if (atomic_bs > U32_LIMIT)
+	if (atomic_bs > U32_MAX)
 		return awnvme_id_fail(out, why, "atomic write unit does not fit in 32 bits");
-	if (boundary > U32_LIMIT)
+	if (boundary > U32_MAX)
 		return awnvme_id_fail(out, why, "atomic boundary does not fit in 32 bits");
 	/*
 	 * Boundary rules: the block layer only splits and merges at power of
@@ -167,16 +165,16 @@ int awnvme_id_parse(const u8 *ctrl, u32 ctrl_len, const u8 *ns, u32 ns_len,
 	 * kept, as Linux keeps it: max_bytes stays atomic_bs and the block
 	 * layer refuses any atomic write that crosses the boundary.
 	 */
-	if (boundary && !aw_is_pow2(boundary))
+	if (boundary && !is_power_of_2(boundary))
 		return awnvme_id_fail(out, why, "atomic boundary is not a power of two");
-	if (boundary && boundary < aw_rounddown_pow2(atomic_bs))
+	if (boundary && boundary < rounddown_pow_of_two(atomic_bs))
 		return awnvme_id_fail(out, why,
 				      "atomic boundary is smaller than the atomic write unit");
 
 	out->atomic_bs = (u32)atomic_bs;
 	out->boundary = (u32)boundary;
 	out->unit_min = out->lbs;
-	out->unit_max = (u32)aw_rounddown_pow2(atomic_bs);
+	out->unit_max = (u32)rounddown_pow_of_two(atomic_bs);
 	out->max_bytes = (u32)atomic_bs;
 	return 0;
 }

@@ -24,27 +24,28 @@ void awscsi_vpd_atomic_hw(const u8 *b0, u32 len, u32 lbs, u32 pbs,
 	memset(hw, 0, sizeof(*hw));
 	if (len < 64 || !lbs || b0[1] != 0xb0)
 		return;
-	max_atomic = aw_get_be32(b0 + 44);
-	align = aw_get_be32(b0 + 48);
-	gran = aw_get_be32(b0 + 52);
-	max_len_bndry = aw_get_be32(b0 + 56);
-	max_bndry = aw_get_be32(b0 + 60);
+	max_atomic = get_unaligned_be32(b0 + 44);
+	align = get_unaligned_be32(b0 + 48);
+	gran = get_unaligned_be32(b0 + 52);
+	max_len_bndry = get_unaligned_be32(b0 + 56);
+	max_bndry = get_unaligned_be32(b0 + 60);
 	if (!max_atomic && !max_len_bndry)
 		return;
-	unit_min = aw_rounddown_pow2(gran ? gran : (pbs >= lbs ? pbs / lbs : 1));
+	/* Never 0: lbs is not, and pbs / lbs is at least 1 when taken. */
+	unit_min = rounddown_pow_of_two(gran ? gran :
+					(pbs >= lbs ? pbs / lbs : 1));
 	if (max_atomic) {
 		hw_max = max_atomic;
-		unit_max = aw_rounddown_pow2(max_atomic);
+		unit_max = rounddown_pow_of_two(max_atomic);
 	} else {
 		hw_max = max_len_bndry;
-		unit_max = aw_rounddown_pow2(max_bndry);
+		unit_max = max_bndry ? rounddown_pow_of_two(max_bndry) : 0;
 		hw->use_boundary = true;
 	}
 	/* A transfer length is 16 bits in WRITE ATOMIC(16). */
 	if (unit_max > 0xffff)
 		unit_max = 0x8000;
-	if (hw_max > 0xffff)
-		hw_max = 0xffff;
+	hw_max = min_t(u64, hw_max, 0xffff);
 	if (!unit_min || !unit_max || unit_min > unit_max ||
 	    !awscsi_vpd_divides(gran, unit_min, unit_max) ||
 	    !awscsi_vpd_divides(align, unit_min, unit_max) ||
@@ -61,9 +62,9 @@ void awscsi_cdb_write_atomic16(u8 *cdb, u64 lba, u16 nblocks, bool fua,
 			       bool use_boundary)
 {
 	memset(cdb, 0, 16);
-	cdb[0] = 0x9c;
+	cdb[0] = WRITE_ATOMIC_16;
 	cdb[1] = fua ? 0x08 : 0;
-	aw_put_be64(cdb + 2, lba);
-	aw_put_be16(cdb + 10, use_boundary ? nblocks : 0);
-	aw_put_be16(cdb + 12, nblocks);
+	put_unaligned_be64(lba, cdb + 2);
+	put_unaligned_be16(use_boundary ? nblocks : 0, cdb + 10);
+	put_unaligned_be16(nblocks, cdb + 12);
 }

@@ -8,6 +8,7 @@
 #define AWSCSI_VPD_H
 
 #include "aw_pure.h"
+#include <scsi/scsi_proto.h>
 
 /* Atomic limits in bytes; all zero when the device offers none. */
 struct awscsi_hw {

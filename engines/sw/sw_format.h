@@ -2,8 +2,8 @@
 /*
  * awblk's software engine, pure logic: the on-disk format (superblock and
  * journal records), crc32c, recovery planning and the foreign signature
- * check that keeps format off a device somebody else is using. No
- * kernel-only dependencies, so the host unit tests link this file too.
+ * check that keeps format off a device somebody else is using. A pure file
+ * (see aw_pure.h): the host unit tests and awctl link it too.
  *
  * Layout of the lower device (all integers little-endian):
  *
@@ -64,6 +64,7 @@
 #define AWSW_FORMAT_H
 
 #include "aw_pure.h"
+#include <linux/crc32c.h>
 
 #define AWSW_SB_SIZE		4096
 #define AWSW_SB_MAGIC		"AWKITSW1"
@@ -133,11 +134,13 @@ struct awsw_rec {
  *
  * Start with @crc == 0; the result is the finished crc, and passing it back
  * as @crc continues over more bytes: crc(crc(0, A), B) == crc(0, A || B).
- * This is the zlib-style convention; in terms of the kernel's crc32c(),
- * which neither inverts on entry nor on exit,
- * awsw_crc32c(c, b, n) == ~crc32c(~c, b, n).
+ * This is the zlib-style convention; the kernel's crc32c() neither inverts
+ * on entry nor on exit, hence the two inversions.
  */
-u32 awsw_crc32c(u32 crc, const void *buf, size_t len);
+static inline u32 awsw_crc32c(u32 crc, const void *buf, u32 len)
+{
+	return ~crc32c(~crc, buf, len);
+}
 
 /* Write @sb (with its crc) into 4096 bytes at @buf; reserved bytes zero. */
 void awsw_sb_encode(const struct awsw_sb *sb, u8 *buf);
@@ -173,8 +176,9 @@ u32 awsw_rec_size(u32 lbs, u32 len);
  * Fill the sb->lbs bytes at @hdr with a record header for journal position
  * @pos, leaving its crc zero. The caller computes the crc of the data with
  * awsw_crc32c() (from 0, chained over the pieces), finishes it over the
- * header with awsw_rec_crc() and stores it with awsw_rec_set_crc(). The arguments are not checked here:
- * awsw_rec_check_header() is the single judge of what is valid.
+ * header with awsw_rec_crc() and stores it with awsw_rec_set_crc(). The
+ * arguments are not checked here: awsw_rec_check_header() is the single
+ * judge of what is valid.
  */
 void awsw_rec_encode_header(const struct awsw_sb *sb, u8 *hdr, u64 pos,
 			    u64 seq, u64 target, u32 len);

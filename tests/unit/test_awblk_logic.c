@@ -292,12 +292,12 @@ static void vpd(u8 *b, u32 max, u32 align, u32 gran, u32 max_bndry_len,
 {
 	memset(b, 0, 64);
 	b[1] = 0xb0;
-	aw_put_be16(b + 2, 0x3c);
-	aw_put_be32(b + 44, max);
-	aw_put_be32(b + 48, align);
-	aw_put_be32(b + 52, gran);
-	aw_put_be32(b + 56, max_bndry_len);
-	aw_put_be32(b + 60, max_bndry);
+	put_unaligned_be16(0x3c, b + 2);
+	put_unaligned_be32(max, b + 44);
+	put_unaligned_be32(align, b + 48);
+	put_unaligned_be32(gran, b + 52);
+	put_unaligned_be32(max_bndry_len, b + 56);
+	put_unaligned_be32(max_bndry, b + 60);
 }
 
 static struct awscsi_hw vpd_hw(const u8 *b, u32 len, u32 lbs, u32 pbs)
@@ -412,15 +412,15 @@ static void test_cdb(void)
 	awscsi_cdb_write_atomic16(cdb, 0xfedcba9876543210ULL, 8, false, false);
 	CHECK_EQ(cdb[0], 0x9c);
 	CHECK_EQ(cdb[1], 0);
-	CHECK(aw_get_be64(cdb + 2) == 0xfedcba9876543210ULL);
-	CHECK_EQ(aw_get_be16(cdb + 10), 0);
-	CHECK_EQ(aw_get_be16(cdb + 12), 8);
+	CHECK(get_unaligned_be64(cdb + 2) == 0xfedcba9876543210ULL);
+	CHECK_EQ(get_unaligned_be16(cdb + 10), 0);
+	CHECK_EQ(get_unaligned_be16(cdb + 12), 8);
 	CHECK(cdb[14] == 0 && cdb[15] == 0);
 
 	awscsi_cdb_write_atomic16(cdb, 0, 128, false, true);
 	CHECK_EQ(cdb[1], 0);
-	CHECK_EQ(aw_get_be16(cdb + 10), 128);
-	CHECK_EQ(aw_get_be16(cdb + 12), 128);
+	CHECK_EQ(get_unaligned_be16(cdb + 10), 128);
+	CHECK_EQ(get_unaligned_be16(cdb + 12), 128);
 }
 
 int main(void)

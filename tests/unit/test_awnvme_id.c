@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit tests for engines/nvme/nvme_identify.c and the little-endian helpers of
- * include/aw_pure.h, over synthetic Identify data built field by field.
+ * Host unit tests for engines/nvme/nvme_identify.c and the little-endian
+ * readers it uses (the shim's, tools/include/), over synthetic Identify data
+ * built field by field.
  * Plain C: each check prints one line when it fails, and the program ends
  * with "N passed, N failed" and a non-zero exit status on any failure.
  */
@@ -22,7 +23,7 @@ static struct id d;
 static struct awnvme_id_info info;
 static const char *why;
 
-/* Writers of our own, so a wrong reader in aw_pure.h cannot hide. */
+/* Writers of our own, so a wrong reader in the shim cannot hide. */
 static void put_le16(u8 *p, u16 v)
 {
 	p[0] = v & 0xff;
@@ -118,10 +119,10 @@ static void test_le(void)
 	static const u8 b[8] = { 0x01, 0x02, 0x03, 0x04,
 				 0x05, 0x06, 0x07, 0x88 };
 
-	CHECK_EQ(aw_get_le16(b), 0x0201);
-	CHECK_EQ(aw_get_le16(b + 6), 0x8807);
-	CHECK_EQ(aw_get_le32(b), 0x04030201);
-	CHECK(aw_get_le64(b) == 0x8807060504030201ull);
+	CHECK_EQ(get_unaligned_le16(b), 0x0201);
+	CHECK_EQ(get_unaligned_le16(b + 6), 0x8807);
+	CHECK_EQ(get_unaligned_le32(b), 0x04030201);
+	CHECK(get_unaligned_le64(b) == 0x8807060504030201ull);
 }
 
 /* QEMU 7.2's emulated NVMe: AWUN = AWUPF = 0, no NSFEAT bit 1. */

@@ -94,7 +94,7 @@ static void test_crc32c(void)
 	CHECK_EQ(awsw_crc32c(0, b, 32), 0x113FDB5C);
 	CHECK_EQ(awsw_crc32c(0, "a", 1), 0xC1D04330);
 
-	/* The table agrees with the definition, at every length. */
+	/* The shim's table agrees with the definition, at every length. */
 	fill_rnd(b, sizeof(b));
 	for (i = 0; i <= 256; i++)
 		if (awsw_crc32c(0, b, i) != ref_crc32c(b, i))
