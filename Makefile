@@ -58,10 +58,11 @@ PURE_HDR := awscsi/awscsi_logic.h engines/scsi/scsi_vpd.h awblk/awblk_logic.h \
 	include/aw_pure.h
 
 build/unit/%: tests/unit/%.c tests/unit/check.h $(PURE_SRC) $(PURE_HDR) \
-		$(AW_SHIM_HDR)
+		$(AW_SW_HOST) $(AW_SW_HOST_HDR) $(AW_SHIM_HDR)
 	@mkdir -p build/unit
 	$(HOSTCC) $(AW_SHIM) $(CFLAGS_HOST) -Iawblk -Iengines/scsi \
-		-Iengines/nvme -Iengines/sw -Iawfs -o $@ $< $(PURE_SRC)
+		-Iengines/nvme -Iengines/sw -Iawfs -Itools -o $@ $< \
+		$(PURE_SRC) $(AW_SW_HOST)
 
 # Host tests of tools too: awctl format on image files.
 UNIT_SCRIPTS := $(wildcard tests/unit/test_*.sh)

@@ -27,7 +27,7 @@
 
 #include "libaw.h"
 #include "nvme_id.h"
-#include "sw_format.h"	/* ARRAY_SIZE too, from the shim */
+#include "sw_format_host.h"	/* ARRAY_SIZE too, from the shim */
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

@@ -16,6 +16,9 @@ AW_CFLAGS := -O2 -g -Wall -Wextra -Werror -Iinclude/uapi -Itools
 # include/aw_pure.h) include: first in the search, before the system's.
 AW_SHIM := -Itools/include
 AW_SHIM_HDR := $(wildcard tools/include/*/*.h)
+# What host programs add to the software engine's pure format code.
+AW_SW_HOST := tools/sw_format_host.c
+AW_SW_HOST_HDR := tools/sw_format_host.h
 AW_UAPI := include/uapi/awkit.h
 AW_TOOLS := build/tools/awctl build/lib/libaw.so.0 build/lib/libaw.so \
 	build/lib/libaw.a build/lib/aw.pc build/tools/awfuzz \
@@ -48,13 +51,15 @@ build/lib/aw.pc: tools/aw.pc.in tools/tools.mk
 
 # awctl carries libaw in it: nothing to find at run time. It also links
 # engines/sw/sw_format.c, the code the kernel reads its superblocks with,
-# built on the shim.
+# built on the shim, and the host-only tools/sw_format_host.c.
 build/tools/awctl: tools/awctl.c tools/nvme_id.c tools/nvme_id.h tools/libaw.h \
 		engines/sw/sw_format.c engines/sw/sw_format.h include/aw_pure.h \
-		$(AW_SHIM_HDR) $(AW_UAPI) build/lib/libaw.a
+		$(AW_SW_HOST) $(AW_SW_HOST_HDR) $(AW_SHIM_HDR) \
+		$(AW_UAPI) build/lib/libaw.a
 	@mkdir -p build/tools
 	$(HOSTCC) $(AW_SHIM) $(AW_CFLAGS) -Iinclude -Iengines/sw -o $@ $< \
-		tools/nvme_id.c engines/sw/sw_format.c build/lib/libaw.a
+		tools/nvme_id.c engines/sw/sw_format.c $(AW_SW_HOST) \
+		build/lib/libaw.a
 
 build/tools/awfuzz: tests/tools/awfuzz.c $(AW_UAPI)
 	@mkdir -p build/tools

@@ -297,16 +297,6 @@ void awsw_rec_set_crc(u8 *hdr, u32 crc)
 	put_unaligned_le32(crc, hdr + REC_CRC);
 }
 
-void awsw_rec_encode(const struct awsw_sb *sb, u8 *hdr, u64 pos, u64 seq,
-		     u64 target, u32 len, const u8 *data)
-{
-	u32 crc;
-
-	awsw_rec_encode_header(sb, hdr, pos, seq, target, len);
-	crc = awsw_crc32c(0, data, len);
-	awsw_rec_set_crc(hdr, awsw_rec_crc(crc, hdr, sb->lbs));
-}
-
 int awsw_rec_check_header(const u8 *hdr, u32 hdr_len, u64 pos,
 			  const struct awsw_sb *sb, struct awsw_rec *out)
 {
@@ -361,11 +351,6 @@ bool awsw_journal_fits(const struct awsw_sb *sb, u64 pos, u32 rec_bytes)
 	return pos <= sb->journal_size && rec_bytes <= sb->journal_size - pos;
 }
 
-u64 awsw_journal_place(const struct awsw_sb *sb, u64 pos, u32 rec_bytes)
-{
-	return awsw_journal_fits(sb, pos, rec_bytes) ? pos : 0;
-}
-
 /* ---- Recovery ---- */
 
 /*
@@ -416,90 +401,4 @@ unsigned int awsw_replay_plan(struct awsw_rec *recs, unsigned int n,
 		if (!kept || recs[i].seq != recs[kept - 1].seq)
 			recs[kept++] = recs[i];
 	return kept;
-}
-
-/* ---- Foreign signatures ---- */
-
-static bool awsw_sig_at(const u8 *buf, u32 len, u32 off, const void *sig, u32 n)
-{
-	return off <= len && n <= len - off && !memcmp(buf + off, sig, n);
-}
-
-/*
- * LVM2 puts its label in one of the first four 512-byte sectors: the
- * "LABELONE" id, then at 24 the type "LVM2 001".
- */
-static bool awsw_lvm2_at(const u8 *buf, u32 len)
-{
-	u32 s;
-
-	for (s = 0; s < 4; s++)
-		if (awsw_sig_at(buf, len, 512 * s, "LABELONE", 8) &&
-		    awsw_sig_at(buf, len, 512 * s + 24, "LVM2 001", 8))
-			return true;
-	return false;
-}
-
-/* A DOS partition table: the boot signature and a used entry. */
-static bool awsw_mbr_at(const u8 *buf, u32 len)
-{
-	u32 i;
-
-	if (!awsw_sig_at(buf, len, 510, "\x55\xaa", 2))
-		return false;
-	for (i = 0; i < 4; i++)
-		if (buf[446 + 16 * i + 4])	/* partition type */
-			return true;
-	return false;
-}
-
-const char *awsw_foreign_signature(const u8 *buf, u32 len)
-{
-	/* md superblock 1.x magic 0xa92b4efc, little-endian. */
-	static const u8 md_magic[4] = { 0xfc, 0x4e, 0x2b, 0xa9 };
-	static const u8 bcache_magic[16] = {
-		0xc6, 0x85, 0x73, 0xf6, 0x4e, 0x1a, 0x45, 0xca,
-		0x82, 0x65, 0xf5, 0x7f, 0x48, 0xba, 0x6d, 0x81,
-	};
-
-	if (!buf)
-		return NULL;
-	/* The most specific first: a GPT disk also has a (protective) MBR. */
-	if (awsw_format_at(buf, len))
-		return "awkit software-engine format";
-	if (awsw_sig_at(buf, len, 0, "LUKS\xba\xbe", 6))
-		return "LUKS";
-	if (awsw_sig_at(buf, len, 0, "XFSB", 4))
-		return "XFS";
-	if (awsw_sig_at(buf, len, 65536 + 64, "_BHRfS_M", 8))
-		return "btrfs";
-	if (awsw_sig_at(buf, len, 1024 + 56, "\x53\xef", 2))
-		return "ext2/3/4";
-	if (awsw_lvm2_at(buf, len))
-		return "LVM2 physical volume";
-	/* md 1.1 keeps its superblock at 0, md 1.2 at 4 KiB. */
-	if (awsw_sig_at(buf, len, 0, md_magic, 4) ||
-	    awsw_sig_at(buf, len, 4096, md_magic, 4))
-		return "Linux MD RAID member";
-	if (awsw_sig_at(buf, len, 4096 + 24, bcache_magic, 16))
-		return "bcache";
-	/* The swap signature ends the first page (4 KiB pages). */
-	if (awsw_sig_at(buf, len, 4096 - 10, "SWAPSPACE2", 10) ||
-	    awsw_sig_at(buf, len, 4096 - 10, "SWAP-SPACE", 10))
-		return "swap";
-	/* The GPT header is at LBA 1: 512 or 4096 bytes in. */
-	if (awsw_sig_at(buf, len, 512, "EFI PART", 8) ||
-	    awsw_sig_at(buf, len, 4096, "EFI PART", 8))
-		return "GPT partition table";
-	if (awsw_sig_at(buf, len, 3, "NTFS    ", 8))
-		return "NTFS";
-	if (awsw_sig_at(buf, len, 510, "\x55\xaa", 2) &&
-	    (awsw_sig_at(buf, len, 54, "FAT", 3) ||
-	     awsw_sig_at(buf, len, 82, "FAT", 3)))
-		return "FAT";
-	if (awsw_sig_at(buf, len, 32768 + 1, "CD001", 5))
-		return "ISO 9660";
-	if (awsw_mbr_at(buf, len))
-		return "MBR partition table";
-	return NULL;
 }

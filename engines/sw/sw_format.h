@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * awblk's software engine, pure logic: the on-disk format (superblock and
- * journal records), crc32c, recovery planning and the foreign signature
- * check that keeps format off a device somebody else is using. A pure file
- * (see aw_pure.h): the host unit tests and awctl link it too.
+ * journal records), its crc32c and recovery planning. A pure file (see
+ * aw_pure.h): the host unit tests and awctl link it too, with what only
+ * they use in tools/sw_format_host.[ch].
  *
  * Layout of the lower device (all integers little-endian):
  *
@@ -95,13 +95,6 @@
 /* The smallest data area worth exporting. */
 #define AWSW_DATA_MIN			(1024ULL * 1024)
 
-/*
- * How much of a device awsw_foreign_signature() looks at, and what format
- * should zero before writing the superblock, so that no stale signature
- * (btrfs keeps its at 64 KiB) outlives a forced format.
- */
-#define AWSW_PROBE_BYTES	(68U * 1024)
-
 #define AWSW_REC_MAGIC		"AWJR"
 #define AWSW_REC_MAGIC_LEN	4
 #define AWSW_REC_HDR_USED	60	/* header bytes in use; rest is zero */
@@ -183,10 +176,6 @@ u32 awsw_rec_size(u32 lbs, u32 len);
 void awsw_rec_encode_header(const struct awsw_sb *sb, u8 *hdr, u64 pos,
 			    u64 seq, u64 target, u32 len);
 
-/* All three steps for data in one buffer of @len bytes. */
-void awsw_rec_encode(const struct awsw_sb *sb, u8 *hdr, u64 pos, u64 seq,
-		     u64 target, u32 len, const u8 *data);
-
 /*
  * The record crc: @data_crc (awsw_crc32c() of the data, from 0) continued
  * over the header block of @hdr_len bytes as if its crc field were zero
@@ -218,14 +207,6 @@ bool awsw_rec_check_data(const struct awsw_rec *r, u32 crc);
 bool awsw_journal_fits(const struct awsw_sb *sb, u64 pos, u32 rec_bytes);
 
 /*
- * Where a record of @rec_bytes that would go at @pos really goes: @pos if
- * it fits there, else 0 (records never wrap; the tail is left unused).
- * Whether that space is free (its records checkpointed) is the caller's
- * business.
- */
-u64 awsw_journal_place(const struct awsw_sb *sb, u64 pos, u32 rec_bytes);
-
-/*
  * Turn the records a journal scan found valid (header and data) into the
  * list to replay: drop those with seq <= @checkpoint_seq, keep one record
  * per seq (the lowest pos), sort by seq ascending. Works in place on
@@ -233,14 +214,6 @@ u64 awsw_journal_place(const struct awsw_sb *sb, u64 pos, u32 rec_bytes);
  */
 unsigned int awsw_replay_plan(struct awsw_rec *recs, unsigned int n,
 			      u64 checkpoint_seq);
-
-/*
- * The name of a filesystem, volume manager, partition table or other
- * format whose signature is in @buf, the first @len bytes of a device
- * (AWSW_PROBE_BYTES suffice), or NULL if none is recognised. Never reads
- * past @len.
- */
-const char *awsw_foreign_signature(const u8 *buf, u32 len);
 
 /*
  * Do the first @len bytes of a device, at @buf, start with this format's

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "check.h"
-#include "sw_format.h"
+#include "sw_format_host.h"
 #include "uapi/awkit.h"
 
 #define KiB 1024ull
