@@ -55,7 +55,7 @@ PURE_SRC := awscsi/awscsi_logic.c engines/scsi/scsi_vpd.c awblk/awblk_logic.c \
 	engines/nvme/nvme_identify.c engines/sw/sw_format.c awfs/awfs_logic.c
 PURE_HDR := awscsi/awscsi_logic.h engines/scsi/scsi_vpd.h awblk/awblk_logic.h \
 	engines/nvme/nvme_identify.h engines/sw/sw_format.h awfs/awfs_logic.h \
-	include/aw_pure.h
+	include/aw_pure.h include/aw_limits.h
 
 build/unit/%: tests/unit/%.c tests/unit/check.h $(PURE_SRC) $(PURE_HDR) \
 		$(AW_SW_HOST) $(AW_SW_HOST_HDR) $(AW_SHIM_HDR)

@@ -19,7 +19,7 @@ struct awblk_dev {
 	struct aw_lower lower;
 	struct awblk_engine *engine;
 	void *engine_priv;
-	struct awblk_limits lim;
+	struct aw_atomic_limits lim;
 	u32 untorn;
 	sector_t start;			/* of the exported part of lower */
 	u64 size;			/* bytes */

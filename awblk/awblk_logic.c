@@ -19,7 +19,7 @@ static u64 awblk_guaranteed_bio(const struct awblk_queue *q)
 	return 2ULL * q->lbs + (segs - 2) * q->page_size;
 }
 
-static bool awblk_hw_valid(const struct awblk_hw *hw)
+static bool awblk_hw_valid(const struct aw_atomic_limits *hw)
 {
 	if (!is_power_of_2(hw->unit_min) || !is_power_of_2(hw->unit_max))
 		return false;
@@ -37,8 +37,8 @@ static bool awblk_hw_valid(const struct awblk_hw *hw)
  * optional cap from the user rounds unit_max down to a power of two. A
  * partition must start aligned to max(unit_min, boundary).
  */
-void awblk_derive_limits(const struct awblk_hw *hw, const struct awblk_queue *q,
-			 u64 cap_unit_max, struct awblk_limits *lim)
+void awblk_derive_limits(const struct aw_atomic_limits *hw, const struct awblk_queue *q,
+			 u64 cap_unit_max, struct aw_atomic_limits *lim)
 {
 	u64 hw_bytes = (u64)q->max_hw_sectors << 9, unit_limit, align;
 
@@ -62,7 +62,7 @@ void awblk_derive_limits(const struct awblk_hw *hw, const struct awblk_queue *q,
 }
 
 /* The upstream rules for one atomic write, in the upstream order. */
-enum awblk_reject awblk_check_write(const struct awblk_limits *lim, u64 size,
+enum awblk_reject awblk_check_write(const struct aw_atomic_limits *lim, u64 size,
 				    u64 off, u64 len, u32 nr_segs)
 {
 	if (!lim->unit_max)
@@ -93,7 +93,7 @@ int awblk_reject_errno(enum awblk_reject r)
 }
 
 /* An untorn unit must be a power of two the device can write atomically. */
-bool awblk_untorn_ok(const struct awblk_limits *lim, u64 unit)
+bool awblk_untorn_ok(const struct aw_atomic_limits *lim, u64 unit)
 {
 	return is_power_of_2(unit) && lim->unit_max && unit >= lim->unit_min &&
 	       unit <= lim->unit_max;

@@ -8,14 +8,7 @@
 #define AWBLK_LOGIC_H
 
 #include "aw_pure.h"
-
-/* What the hardware (or an engine) promises, in bytes. */
-struct awblk_hw {
-	u32 unit_min;
-	u32 unit_max;
-	u32 max_bytes;
-	u32 boundary;
-};
+#include "aw_limits.h"
 
 /* The queue limits that bound a single bio. */
 struct awblk_queue {
@@ -24,14 +17,6 @@ struct awblk_queue {
 	u32 max_segments;
 	u32 page_size;
 	u64 start;		/* partition start on the disk, bytes */
-};
-
-/* The limits awblk reports; all zero when there is no atomic support. */
-struct awblk_limits {
-	u32 unit_min;
-	u32 unit_max;
-	u32 max_bytes;
-	u32 boundary;
 };
 
 /* Why a write was rejected, for the counters. */
@@ -49,12 +34,12 @@ enum awblk_reject {
 
 extern const char *const awblk_reject_names[AWB_NREASONS];
 
-void awblk_derive_limits(const struct awblk_hw *hw, const struct awblk_queue *q,
-			 u64 cap_unit_max, struct awblk_limits *lim);
-enum awblk_reject awblk_check_write(const struct awblk_limits *lim, u64 size,
+void awblk_derive_limits(const struct aw_atomic_limits *hw, const struct awblk_queue *q,
+			 u64 cap_unit_max, struct aw_atomic_limits *lim);
+enum awblk_reject awblk_check_write(const struct aw_atomic_limits *lim, u64 size,
 				    u64 off, u64 len, u32 nr_segs);
 int awblk_reject_errno(enum awblk_reject r);
-bool awblk_untorn_ok(const struct awblk_limits *lim, u64 unit);
+bool awblk_untorn_ok(const struct aw_atomic_limits *lim, u64 unit);
 u64 awblk_untorn_piece(u64 off, u64 len, u64 unit);
 
 #endif /* AWBLK_LOGIC_H */

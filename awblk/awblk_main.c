@@ -165,7 +165,7 @@ static struct awblk_engine *awblk_get_engine(unsigned int id)
  */
 static int awblk_probe_engine(struct awblk_dev *d, struct awblk_engine *e,
 			      bool named, const struct awblk_hwinfo *info,
-			      struct aw_atomic_hw *hw)
+			      struct aw_atomic_limits *hw)
 {
 	int ret = e->probe(d->lower.bdev, info, hw, &d->engine_priv);
 
@@ -185,7 +185,7 @@ static int awblk_probe_engine(struct awblk_dev *d, struct awblk_engine *e,
 /* Bind engine @id (or none), asked for by name, to @d starting @head. */
 static int awblk_bind_named(struct awblk_dev *d, unsigned int id,
 			    const struct awblk_hwinfo *info,
-			    struct aw_atomic_hw *hw, const u8 *head, u32 len)
+			    struct aw_atomic_limits *hw, const u8 *head, u32 len)
 {
 	struct awblk_engine *e = NULL;
 
@@ -208,7 +208,7 @@ refuse:
 
 /* Bind the first engine that claims @d, whose start is @head, or none. */
 static int awblk_bind_auto(struct awblk_dev *d, const struct awblk_hwinfo *info,
-			   struct aw_atomic_hw *hw, const u8 *head, u32 len)
+			   struct aw_atomic_limits *hw, const u8 *head, u32 len)
 {
 	/*
 	 * The software engine first: a device that carries its format must
@@ -253,7 +253,7 @@ static int awblk_bind_auto(struct awblk_dev *d, const struct awblk_hwinfo *info,
  * demand by alias. Called without awblk_lock (request_module sleeps long).
  */
 static int awblk_bind_engine(struct awblk_dev *d, unsigned int id,
-			     const struct awblk_hwinfo *info, struct aw_atomic_hw *hw)
+			     const struct awblk_hwinfo *info, struct aw_atomic_limits *hw)
 {
 	unsigned int horder;
 	u32 len;
@@ -343,13 +343,11 @@ static void awblk_free_dev(struct awblk_dev *d)
 		module_put(THIS_MODULE);
 }
 
-static void awblk_derive(struct awblk_dev *d, const struct aw_atomic_hw *hw,
+static void awblk_derive(struct awblk_dev *d, const struct aw_atomic_limits *hw,
 			 u64 cap)
 {
 	struct block_device *b = d->lower.bdev;
 	struct request_queue *q = bdev_get_queue(b);
-	struct awblk_hw h = { hw->unit_min, hw->unit_max, hw->max_bytes,
-			      hw->boundary };
 	struct awblk_queue qp = {
 		.lbs = bdev_logical_block_size(b),
 		.max_hw_sectors = queue_max_hw_sectors(q),
@@ -358,7 +356,7 @@ static void awblk_derive(struct awblk_dev *d, const struct aw_atomic_hw *hw,
 		.start = (u64)(get_start_sect(b) + d->start) << 9,
 	};
 
-	awblk_derive_limits(&h, &qp, cap, &d->lim);
+	awblk_derive_limits(hw, &qp, cap, &d->lim);
 }
 
 /* The part of the lower device we export: all of it, or the engine's say. */
@@ -396,15 +394,11 @@ static int awblk_check_create(const struct aw_create *c)
 
 static int awblk_setup_disk(struct awblk_dev *d)
 {
-	struct aw_atomic_hw hw = {
-		d->lim.unit_min, d->lim.unit_max, d->lim.max_bytes,
-		d->lim.boundary,
-	};
 	struct gendisk *disk;
 	int ret;
 
 	/* Untorn units come from page caches too: they must hold still. */
-	disk = aw_alloc_stacked_disk(d->lower.bdev, &hw, d->untorn);
+	disk = aw_alloc_stacked_disk(d->lower.bdev, &d->lim, d->untorn);
 	if (IS_ERR(disk))
 		return PTR_ERR(disk);
 	disk->major = awblk_major;
@@ -494,7 +488,7 @@ static struct awblk_dev *awblk_prepare(const struct aw_create *c)
 {
 	dev_t devt = MKDEV(c->lower_major, c->lower_minor);
 	struct awblk_hwinfo info;
-	struct aw_atomic_hw hw;
+	struct aw_atomic_limits hw;
 	struct awblk_dev *d;
 	int ret = awblk_check_create(c);
 

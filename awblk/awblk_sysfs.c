@@ -94,12 +94,7 @@ const struct attribute_group *awblk_groups[] = {
  */
 int awblk_add_queue_attrs(struct awblk_dev *d)
 {
-	const struct aw_atomic_hw hw = {
-		d->lim.unit_min, d->lim.unit_max, d->lim.max_bytes,
-		d->lim.boundary,
-	};
-
-	return aw_queue_atomic_sysfs_add(d->disk, &hw);
+	return aw_queue_atomic_sysfs_add(d->disk, &d->lim);
 }
 
 void awblk_remove_queue_attrs(struct awblk_dev *d)

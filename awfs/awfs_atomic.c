@@ -416,11 +416,10 @@ static int awfs_write_allowed(struct file *file, loff_t off, u64 len)
 
 /* One atomic write's checks: the upstream rules in order, then write(2)'s. */
 static int awfs_atomic_check(struct file *file, bool direct, loff_t off,
-			     u64 len,
-			     unsigned long nsegs)
+			     u64 len, unsigned long nsegs)
 {
 	struct inode *inode = file_inode(file);
-	struct awblk_limits lim;
+	struct aw_atomic_limits lim;
 	struct aw_limits l;
 	enum awblk_reject r;
 

@@ -39,6 +39,7 @@
 #include <linux/mount.h>
 #include <linux/pagemap.h>
 #include <linux/writeback.h>
+#include "aw_limits.h"
 
 /* Native block atomic writes: REQ_ATOMIC, queue limits, statx, RWF_ATOMIC. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
@@ -175,11 +176,6 @@ static inline void aw_lower_close(struct aw_lower *l, void *holder)
 }
 #endif
 
-/* Atomic limits in bytes, as an awblk device exposes them. */
-struct aw_atomic_hw {
-	unsigned int unit_min, unit_max, max_bytes, boundary;
-};
-
 /*
  * A bio-based disk whose limits are the lower device's (block sizes, bio
  * size, segments, discard, write zeroes, write cache and FUA) and whose
@@ -190,7 +186,7 @@ struct aw_atomic_hw {
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 static inline struct gendisk *aw_alloc_stacked_disk(struct block_device *lower,
-						    const struct aw_atomic_hw *hw,
+						    const struct aw_atomic_limits *hw,
 						    bool stable)
 {
 	struct queue_limits lim;
@@ -212,7 +208,7 @@ static inline struct gendisk *aw_alloc_stacked_disk(struct block_device *lower,
 }
 #else
 static inline struct gendisk *aw_alloc_stacked_disk(struct block_device *lower,
-						    const struct aw_atomic_hw *hw,
+						    const struct aw_atomic_limits *hw,
 						    bool stable)
 {
 	struct request_queue *lq = bdev_get_queue(lower);
@@ -240,7 +236,7 @@ static inline struct gendisk *aw_alloc_stacked_disk(struct block_device *lower,
  */
 #if AW_NATIVE_ATOMIC
 static inline int aw_queue_atomic_sysfs_add(struct gendisk *disk,
-					    const struct aw_atomic_hw *hw)
+					    const struct aw_atomic_limits *hw)
 {
 	return 0;
 }
@@ -250,7 +246,7 @@ static inline void aw_queue_atomic_sysfs_remove(struct gendisk *disk)
 }
 #else
 int aw_queue_atomic_sysfs_add(struct gendisk *disk,
-			      const struct aw_atomic_hw *hw);
+			      const struct aw_atomic_limits *hw);
 void aw_queue_atomic_sysfs_remove(struct gendisk *disk);
 #endif
 

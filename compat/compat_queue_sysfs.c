@@ -27,7 +27,7 @@ struct aw_queue_sysfs_entry {
 #define AW_QUEUE_ATOMIC_ATTR(_name, _field)				\
 static ssize_t aw_q_##_name##_show(struct request_queue *q, char *page) \
 {									\
-	const struct aw_atomic_hw *hw = q->queuedata;			\
+	const struct aw_atomic_limits *hw = q->queuedata;			\
 									\
 	return sysfs_emit(page, "%u\n", hw->_field);			\
 }									\
@@ -52,7 +52,7 @@ static const struct attribute_group aw_q_atomic_group = {
 };
 
 int aw_queue_atomic_sysfs_add(struct gendisk *disk,
-			      const struct aw_atomic_hw *hw)
+			      const struct aw_atomic_limits *hw)
 {
 	struct request_queue *q = disk->queue;
 	int ret;

@@ -48,7 +48,7 @@ struct awblk_engine {
 	 * @info is only valid during the call.
 	 */
 	int (*probe)(struct block_device *lower, const struct awblk_hwinfo *info,
-		     struct aw_atomic_hw *hw, void **priv);
+		     struct aw_atomic_limits *hw, void **priv);
 	/*
 	 * Write @bio (a write to the lower device, within the limits) as one
 	 * atomic command: never split, never merged. Complete it with

@@ -77,7 +77,7 @@ static int nvme_eng_from_identify(struct nvme_eng *e,
  * has them for NVMe; 6.1 none: all 0); false where it knows none.
  */
 static bool nvme_eng_kernel_hw(struct block_device *lower,
-			       struct aw_atomic_hw *hw)
+			       struct aw_atomic_limits *hw)
 {
 	struct request_queue *q = bdev_get_queue(lower);
 
@@ -91,7 +91,7 @@ static bool nvme_eng_kernel_hw(struct block_device *lower,
 /* Without Identify data: what the kernel itself derived (6.11+), or none. */
 static void nvme_eng_from_kernel(struct nvme_eng *e, struct block_device *lower)
 {
-	struct aw_atomic_hw hw;
+	struct aw_atomic_limits hw;
 
 	memset(&e->id, 0, sizeof(e->id));
 	e->id.lbs = bdev_logical_block_size(lower);
@@ -100,11 +100,8 @@ static void nvme_eng_from_kernel(struct nvme_eng *e, struct block_device *lower)
 			lower);
 		return;
 	}
-	e->id.unit_min = hw.unit_min;
-	e->id.unit_max = hw.unit_max;
-	e->id.max_bytes = hw.max_bytes;
+	e->id.lim = hw;
 	e->id.atomic_bs = hw.max_bytes;
-	e->id.boundary = hw.boundary;
 }
 
 /*
@@ -119,18 +116,15 @@ static void nvme_eng_apply_chunk(struct nvme_eng *e, struct block_device *lower)
 
 	if (!chunk || !e->id.atomic_bs)
 		return;
-	if (!is_power_of_2(chunk) || chunk < e->id.max_bytes) {
+	if (!is_power_of_2(chunk) || chunk < e->id.lim.max_bytes) {
 		pr_info("%pg: I/O boundary %llu cannot hold atomic writes of %u bytes: no atomic writes\n",
-			lower, chunk, e->id.max_bytes);
+			lower, chunk, e->id.lim.max_bytes);
 		e->id.atomic_bs = 0;
-		e->id.unit_min = 0;
-		e->id.unit_max = 0;
-		e->id.max_bytes = 0;
-		e->id.boundary = 0;
+		memset(&e->id.lim, 0, sizeof(e->id.lim));
 		return;
 	}
-	if (!e->id.boundary || chunk < e->id.boundary)
-		e->id.boundary = chunk;
+	if (!e->id.lim.boundary || chunk < e->id.lim.boundary)
+		e->id.lim.boundary = chunk;
 }
 
 /*
@@ -143,17 +137,18 @@ static void nvme_eng_apply_chunk(struct nvme_eng *e, struct block_device *lower)
 static bool nvme_eng_kernel_takes_atomic(struct nvme_eng *e,
 					 struct block_device *lower)
 {
-	struct aw_atomic_hw k;
+	const struct aw_atomic_limits *l = &e->id.lim;
+	struct aw_atomic_limits k;
 
-	return e->id.max_bytes && nvme_eng_kernel_hw(lower, &k) &&
-	       k.unit_min <= e->id.unit_min && k.unit_max >= e->id.unit_max &&
-	       k.max_bytes >= e->id.max_bytes &&
-	       (!k.boundary || (e->id.boundary && k.boundary >= e->id.boundary));
+	return l->max_bytes && nvme_eng_kernel_hw(lower, &k) &&
+	       k.unit_min <= l->unit_min && k.unit_max >= l->unit_max &&
+	       k.max_bytes >= l->max_bytes &&
+	       (!k.boundary || (l->boundary && k.boundary >= l->boundary));
 }
 
 static int nvme_eng_probe(struct block_device *lower,
 			  const struct awblk_hwinfo *info,
-			  struct aw_atomic_hw *hw, void **priv)
+			  struct aw_atomic_limits *hw, void **priv)
 {
 	struct nvme_eng *e;
 	int ret = 0;
@@ -178,10 +173,7 @@ static int nvme_eng_probe(struct block_device *lower,
 	nvme_eng_apply_chunk(e, lower);
 	e->req_atomic = nvme_eng_kernel_takes_atomic(e, lower);
 	e->start = (u64)get_start_sect(lower) << SECTOR_SHIFT;
-	hw->unit_min = e->id.unit_min;
-	hw->unit_max = e->id.unit_max;
-	hw->max_bytes = e->id.max_bytes;
-	hw->boundary = e->id.boundary;
+	*hw = e->id.lim;
 	*priv = e;
 	return 0;
 }

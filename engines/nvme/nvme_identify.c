@@ -37,10 +37,7 @@ static int awnvme_id_fail(struct awnvme_id_info *out, const char **why,
 			  const char *s)
 {
 	out->atomic_bs = 0;
-	out->boundary = 0;
-	out->unit_min = 0;
-	out->unit_max = 0;
-	out->max_bytes = 0;
+	memset(&out->lim, 0, sizeof(out->lim));
 	out->src = AWNVME_ATOMIC_NONE;
 	*why = s;
 	return -EINVAL;
@@ -172,10 +169,10 @@ int awnvme_id_parse(const u8 *ctrl, u32 ctrl_len, const u8 *ns, u32 ns_len,
 				      "atomic boundary is smaller than the atomic write unit");
 
 	out->atomic_bs = (u32)atomic_bs;
-	out->boundary = (u32)boundary;
-	out->unit_min = out->lbs;
-	out->unit_max = (u32)rounddown_pow_of_two(atomic_bs);
-	out->max_bytes = (u32)atomic_bs;
+	out->lim.boundary = (u32)boundary;
+	out->lim.unit_min = out->lbs;
+	out->lim.unit_max = (u32)rounddown_pow_of_two(atomic_bs);
+	out->lim.max_bytes = (u32)atomic_bs;
 	return 0;
 }
 
@@ -190,9 +187,9 @@ bool awnvme_write_ok(const struct awnvme_id_info *id, u64 off, u64 len)
 		return false;
 	if ((off | len) & (id->lbs - 1))
 		return false;
-	if (id->boundary &&
-	    (off & ~((u64)id->boundary - 1)) !=
-	    ((off + len - 1) & ~((u64)id->boundary - 1)))
+	if (id->lim.boundary &&
+	    (off & ~((u64)id->lim.boundary - 1)) !=
+	    ((off + len - 1) & ~((u64)id->lim.boundary - 1)))
 		return false;
 	return true;
 }

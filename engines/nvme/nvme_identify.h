@@ -8,6 +8,7 @@
 #define AWNVME_ID_H
 
 #include "aw_pure.h"
+#include "aw_limits.h"
 
 /* Both Identify data structures are 4096 bytes long. */
 #define AWNVME_ID_LEN 4096
@@ -40,10 +41,11 @@ struct awnvme_id_info {
 	/* (1 + NAWUPF) * lbs; 0 unless NSFEAT bit 1 and NAWUPF != 0 */
 	u64 nawupf_bs;
 	u32 atomic_bs;		/* largest write that is atomic */
-	u32 boundary;		/* atomic writes must not cross it; 0: none */
-	u32 unit_min;		/* lbs */
-	u32 unit_max;		/* rounddown_pow_of_two(atomic_bs) */
-	u32 max_bytes;		/* atomic_bs */
+	/*
+	 * unit_min: lbs; unit_max: rounddown_pow_of_two(atomic_bs);
+	 * max_bytes: atomic_bs; boundary: atomic writes must not cross it.
+	 */
+	struct aw_atomic_limits lim;
 	u8 src;			/* enum awnvme_atomic_src */
 };
 

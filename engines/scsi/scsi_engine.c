@@ -35,7 +35,7 @@ struct scsi_eng {
 
 static int scsi_eng_probe(struct block_device *lower,
 			  const struct awblk_hwinfo *info,
-			  struct aw_atomic_hw *hw, void **priv)
+			  struct aw_atomic_limits *hw, void **priv)
 {
 	struct device *parent = disk_to_dev(lower->bd_disk)->parent;
 	struct scsi_device *sdev;
@@ -79,10 +79,7 @@ static int scsi_eng_probe(struct block_device *lower,
 		memset(&h, 0, sizeof(h));
 	kfree(b0);
 	e->use_boundary = h.use_boundary;
-	hw->unit_min = h.unit_min;
-	hw->unit_max = h.unit_max;
-	hw->max_bytes = h.max_bytes;
-	hw->boundary = h.boundary;
+	*hw = h.lim;
 	*priv = e;
 	return 0;
 }

@@ -53,9 +53,9 @@ void awscsi_vpd_atomic_hw(const u8 *b0, u32 len, u32 lbs, u32 pbs,
 		memset(hw, 0, sizeof(*hw));
 		return;
 	}
-	hw->unit_min = (u32)(unit_min * lbs);
-	hw->unit_max = (u32)(unit_max * lbs);
-	hw->max_bytes = (u32)(hw_max * lbs);
+	hw->lim.unit_min = (u32)(unit_min * lbs);
+	hw->lim.unit_max = (u32)(unit_max * lbs);
+	hw->lim.max_bytes = (u32)(hw_max * lbs);
 }
 
 void awscsi_cdb_write_atomic16(u8 *cdb, u64 lba, u16 nblocks, bool fua,

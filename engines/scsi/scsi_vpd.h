@@ -8,14 +8,12 @@
 #define AWSCSI_VPD_H
 
 #include "aw_pure.h"
+#include "aw_limits.h"
 #include <scsi/scsi_proto.h>
 
-/* Atomic limits in bytes; all zero when the device offers none. */
+/* What a Block Limits VPD page offers; all zero when nothing. */
 struct awscsi_hw {
-	u32 unit_min;
-	u32 unit_max;
-	u32 max_bytes;
-	u32 boundary;
+	struct aw_atomic_limits lim;
 	bool use_boundary;	/* send ATOMIC BOUNDARY = transfer length */
 };
 

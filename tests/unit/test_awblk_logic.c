@@ -29,7 +29,7 @@ static void check_4(u32 g0, u32 g1, u32 g2, u32 g3, u32 e0, u32 e1, u32 e2,
 #define CHECK_ZERO(l) CHECK_LIM(l, 0, 0, 0, 0)
 /* Expect SCSI hw limits, and use_boundary u. */
 #define CHECK_HW(h, a, b, c, u) do {					\
-	CHECK_LIM(h, a, b, c, 0);					\
+	CHECK_LIM((h).lim, a, b, c, 0);				\
 	CHECK_EQ((h).use_boundary, u);					\
 } while (0)
 
@@ -43,11 +43,11 @@ static struct awblk_queue def_q(void)
 	return q;
 }
 
-static struct awblk_limits derive(u32 umin, u32 umax, u32 maxb, u32 bndry,
+static struct aw_atomic_limits derive(u32 umin, u32 umax, u32 maxb, u32 bndry,
 				  const struct awblk_queue *q, u64 cap)
 {
-	struct awblk_hw hw = { umin, umax, maxb, bndry };
-	struct awblk_limits l;
+	struct aw_atomic_limits hw = { umin, umax, maxb, bndry };
+	struct aw_atomic_limits l;
 
 	memset(&l, 0xa5, sizeof(l));
 	awblk_derive_limits(&hw, q, cap, &l);
@@ -57,7 +57,7 @@ static struct awblk_limits derive(u32 umin, u32 umax, u32 maxb, u32 bndry,
 static void test_derive(void)
 {
 	struct awblk_queue q = def_q();
-	struct awblk_limits l;
+	struct aw_atomic_limits l;
 
 	l = derive(4096, 65536, 65536, 0, &q, 0);
 	CHECK_LIM(l, 4096, 65536, 65536, 0);
@@ -165,17 +165,17 @@ static void test_derive(void)
 	CHECK_LIM(l, 4096, 65536, 65536, 65536);
 }
 
-static struct awblk_limits lim(u32 umin, u32 umax, u32 maxb, u32 bndry)
+static struct aw_atomic_limits lim(u32 umin, u32 umax, u32 maxb, u32 bndry)
 {
-	struct awblk_limits l = { umin, umax, maxb, bndry };
+	struct aw_atomic_limits l = { umin, umax, maxb, bndry };
 	return l;
 }
 
 static void test_check_write(void)
 {
-	struct awblk_limits l = lim(4096, 65536, 65536, 0);
-	struct awblk_limits none = lim(0, 0, 0, 0);
-	struct awblk_limits b = lim(4096, 65536, 65536, 16384);
+	struct aw_atomic_limits l = lim(4096, 65536, 65536, 0);
+	struct aw_atomic_limits none = lim(0, 0, 0, 0);
+	struct aw_atomic_limits b = lim(4096, 65536, 65536, 16384);
 	const u64 size = 1 * MiB;
 	const u64 top = ~0ULL - 65535;	/* 2^64 - 65536 */
 
@@ -266,8 +266,8 @@ static void test_reject(void)
 
 static void test_untorn(void)
 {
-	struct awblk_limits l = lim(4096, 65536, 65536, 0);
-	struct awblk_limits none = lim(0, 0, 0, 0);
+	struct aw_atomic_limits l = lim(4096, 65536, 65536, 0);
+	struct aw_atomic_limits none = lim(0, 0, 0, 0);
 
 	CHECK(awblk_untorn_ok(&l, 4096));
 	CHECK(awblk_untorn_ok(&l, 16384));

@@ -97,8 +97,8 @@ static void check_5(u32 g0, u32 g1, u32 g2, u32 g3, u32 g4, u32 e0, u32 e1,
 }
 
 /* Expect atomic_bs, boundary, unit_min, unit_max, max_bytes. */
-#define CHECK_ATOM(a, b, c, e, f) check_5(info.atomic_bs, info.boundary, \
-	info.unit_min, info.unit_max, info.max_bytes, a, b, c, e, f,	\
+#define CHECK_ATOM(a, b, c, e, f) check_5(info.atomic_bs, info.lim.boundary, \
+	info.lim.unit_min, info.lim.unit_max, info.lim.max_bytes, a, b, c, e, f,	\
 	__LINE__, "atomic " #a "/" #b "/" #c "/" #e "/" #f)
 #define CHECK_NONE() CHECK_ATOM(0, 0, 0, 0, 0)
 /* Expect success. */
@@ -435,7 +435,7 @@ static void test_lengths(void)
 	rc = awnvme_id_parse(d.ctrl, AWNVME_ID_LEN, d.ns, AWNVME_ID_LEN, 0,
 			     &info, NULL);
 	CHECK_EQ(rc, 0);
-	CHECK_EQ(info.max_bytes, 32 * KiB);
+	CHECK_EQ(info.lim.max_bytes, 32 * KiB);
 }
 
 static void test_dev_lbs(void)
