@@ -290,8 +290,8 @@ static void awfs_wb_endio(struct bio *bio)
 }
 
 static void awfs_send_unit(struct inode *inode, struct folio **f, u32 n,
-			   u64 phys,
-			   struct writeback_control *wbc, struct awfs_wb *wb)
+			   u64 phys, struct writeback_control *wbc,
+			   struct awfs_wb *wb)
 {
 	struct bio *bio;
 	u32 i;
@@ -312,8 +312,7 @@ static void awfs_send_unit(struct inode *inode, struct folio **f, u32 n,
 
 /* Lock the folios of unit @u that are cached; false if one is missing. */
 static bool awfs_lock_unit(struct inode *inode, unsigned long u,
-			   struct folio **f,
-			   u32 n)
+			   struct folio **f, u32 n)
 {
 	pgoff_t first = ((loff_t)u * AWFS_I(inode)->unit) >> PAGE_SHIFT;
 	u32 i;

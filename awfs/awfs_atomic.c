@@ -288,8 +288,7 @@ static int awfs_bounce_from_iter(struct awfs_bounce *b, struct iov_iter *from,
  * block, filled, dirtied; nothing changes unless all of it does.
  */
 static int awfs_cache_unit(struct inode *inode, loff_t pos,
-			   struct awfs_bounce *b,
-			   u64 phys)
+			   struct awfs_bounce *b, u64 phys)
 {
 	struct awfs_inode *ai = AWFS_I(inode);
 	struct address_space *mapping = inode->i_mapping;
@@ -328,8 +327,7 @@ out:
 
 /* An O_DIRECT atomic write: straight to the device, waited for. */
 static int awfs_direct_unit(struct inode *inode, loff_t off,
-			    struct awfs_bounce *b,
-			    u32 len, u64 phys)
+			    struct awfs_bounce *b, u32 len, u64 phys)
 {
 	struct bio *bio;
 	u32 i;

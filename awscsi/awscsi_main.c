@@ -237,8 +237,7 @@ static void awscsi_cache_commit(struct awscsi_disk *d, u64 lba)
  * which case the block has been made durable instead (write-through).
  */
 static bool awscsi_cache_note(struct awscsi_disk *d, u64 lba, u64 group,
-			      u64 glba,
-			      u32 gblocks)
+			      u64 glba, u32 gblocks)
 {
 	struct awscsi_shadow *e = xa_load(&d->dirty, lba);
 

@@ -222,8 +222,7 @@ static struct bio *scsi_eng_pt_lend(struct scsi_eng *e, struct request_queue *q,
 
 /* Attach the bio's data to @rq: its own pages when they fit, else a copy. */
 static int scsi_eng_pt_map(struct scsi_eng *e, struct request *rq,
-			   struct bio *bio,
-			   struct pt_io *io)
+			   struct bio *bio, struct pt_io *io)
 {
 	struct request_queue *q = rq->q;
 	struct bio *pt = scsi_eng_pt_lend(e, q, bio);

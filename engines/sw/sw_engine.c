@@ -1053,8 +1053,8 @@ static void awsw_free(struct awsw *s)
 }
 
 static int awsw_probe(struct block_device *bdev,
-		      const struct awblk_hwinfo *info, struct aw_atomic_limits *hw,
-		      void **priv)
+		      const struct awblk_hwinfo *info,
+		      struct aw_atomic_limits *hw, void **priv)
 {
 	struct awsw *s = kzalloc(sizeof(*s), GFP_KERNEL);
 	int ret;
