@@ -38,7 +38,7 @@ static ssize_t untorn_show(struct device *dev, struct device_attribute *a,
 }
 static DEVICE_ATTR_RO(untorn);
 
-static ssize_t counters_show(struct device *dev, struct device_attribute *a,
+static ssize_t stats_show(struct device *dev, struct device_attribute *a,
 			     char *buf)
 {
 	struct awblk_dev *d = dev_to_awblk(dev);
@@ -54,7 +54,7 @@ static ssize_t counters_show(struct device *dev, struct device_attribute *a,
 				   atomic64_read(&d->rejects[i]));
 	return n;
 }
-static DEVICE_ATTR_RO(counters);
+static DEVICE_ATTR_RO(stats);
 
 static ssize_t engine_stats_show(struct device *dev,
 				 struct device_attribute *a, char *buf)
@@ -71,7 +71,7 @@ static struct attribute *awblk_attrs[] = {
 	&dev_attr_engine.attr,
 	&dev_attr_lower.attr,
 	&dev_attr_untorn.attr,
-	&dev_attr_counters.attr,
+	&dev_attr_stats.attr,
 	&dev_attr_engine_stats.attr,
 	NULL,
 };

@@ -29,14 +29,19 @@ struct nvme_eng {
 	struct bio_set bs;	/* bounce bios */
 };
 
-/* Namespaces and multipath heads are disks of nvme_core. */
+/*
+ * Is @lower an NVMe namespace? nvme_core exports no test, but it hangs each
+ * namespace's disk off its controller (class "nvme") or, for a multipath
+ * head, off its subsystem (class "nvme-subsystem"), as the SCSI engine
+ * knows an sd disk by its parent, the SCSI device.
+ */
 static bool nvme_eng_is_nvme_ns(struct block_device *lower)
 {
-	struct gendisk *disk = lower->bd_disk;
-	struct module *owner = disk->fops->owner;
+	struct device *parent = disk_to_dev(lower->bd_disk)->parent;
 
-	return owner && !strcmp(module_name(owner), "nvme_core") &&
-	       !strncmp(disk->disk_name, "nvme", 4);
+	return parent && parent->class &&
+	       (!strcmp(parent->class->name, "nvme") ||
+		!strcmp(parent->class->name, "nvme-subsystem"));
 }
 
 /* Limits from user space's Identify data, after checking it fits @lower. */

@@ -24,7 +24,7 @@ A.atomic_write(fd, 65536, data)
 os.lseek(fd, 65536, 0)
 assert os.read(fd, 65536) == data
 print("ok: atomic write reads back")
-for f in ("engine", "lower", "untorn", "counters"):
+for f in ("engine", "lower", "untorn", "stats"):
     print(f, open("/sys/block/%s/awblk/%s" % (os.path.basename(dev), f)).read().strip())
 for f in ("unit_min", "unit_max", "max", "boundary"):
     print(f, open("/sys/block/%s/queue/atomic_write_%s_bytes" % (os.path.basename(dev), f)).read().strip())

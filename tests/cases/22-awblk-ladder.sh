@@ -113,7 +113,7 @@ except OSError as e:
     got = e.errno
 check("engine none: atomic write -> EOPNOTSUPP", got == errno.EOPNOTSUPP)
 os.close(nfd)
-print(open("/sys/block/%s/awblk/counters" % os.path.basename(dev)).read())
+print(open("/sys/block/%s/awblk/stats" % os.path.basename(dev)).read())
 check.exit()
 PYEOF
 out=$($AWKIT_ROOT/build/tools/aw_libtest $dev) || { echo "$out"; fail "aw_libtest"; }

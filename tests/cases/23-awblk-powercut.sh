@@ -53,7 +53,7 @@ t=$(fio_cuts $dev 20) || exit 1
 [ "$t" = 0 ] || fail "fio's 64 KiB writes on the untorn device tore $t units of 16 KiB"
 echo "ok: fio 64 KiB writes with 20 power cuts: no torn 16 KiB unit on the untorn device"
 echo "ok: $(cat $CTL/cuts) power cuts"
-cat /sys/block/${dev#/dev/}/awblk/counters | head -3
+cat /sys/block/${dev#/dev/}/awblk/stats | head -3
 aw_awblk remove ${dev#/dev/awblk} || fail "remove"
 dev=$(aw_awblk create /dev/$disk) || fail "create without untorn"
 t=$(fio_cuts $dev 8) || exit 1

@@ -84,9 +84,9 @@ fio --name=full --filename=$dev --ioengine=libaio --direct=1 --rw=randwrite \
 cat /sys/block/$n/awblk/engine_stats | tr '\n' ' '; echo
 [ "$(stat journal_full)" -gt 0 ] || fail "the journal never filled: the case proves nothing"
 [ "$(stat failed)" = 0 ] || fail "the engine failed"
-grep -q "^untorn_units" /sys/block/$n/awblk/counters &&
-	[ "$(sed -n 's/^untorn_units //p' /sys/block/$n/awblk/counters)" -gt 0 ] ||
-	fail "no untorn units were written: $(cat /sys/block/$n/awblk/counters)"
+grep -q "^untorn_units" /sys/block/$n/awblk/stats &&
+	[ "$(sed -n 's/^untorn_units //p' /sys/block/$n/awblk/stats)" -gt 0 ] ||
+	fail "no untorn units were written: $(cat /sys/block/$n/awblk/stats)"
 echo "ok: 16 MiB of 64 KiB untorn writes through a 4 MiB journal verify"
 
 # 4. The lower device fails: the atomic write fails, the engine stops, and

@@ -37,7 +37,7 @@ run() { # FS HOW
 	$AWCTL remove $dev || fail "remove"
 	up $fs
 	$D prep $M/f $N >/dev/null || fail "prep ($what)"
-	cnt=/sys/block/${dev#/dev/}/awblk/counters
+	cnt=/sys/block/${dev#/dev/}/awblk/stats
 	before=$(sed -n 's/^atomic_writes //p' $cnt)
 	case $how in
 	syncfs) $D syncfs $M/f $N $seed ;;

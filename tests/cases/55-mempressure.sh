@@ -22,12 +22,12 @@ aw_insmod awscsi dev_size_mb=64 write_cache=1 atomic_wr=1 \
 	atomic_wr_max_length=128 || fail "insmod awscsi"
 disk=$(aw_disks awscsi) || fail "no disk"
 dev=$($AWCTL create /dev/$disk --untorn 16k) || fail "create --untorn 16k"
-u0=$(sed -n 's/^untorn_units //p' /sys/block/${dev#/dev/}/awblk/counters)
+u0=$(sed -n 's/^untorn_units //p' /sys/block/${dev#/dev/}/awblk/stats)
 ok "buffered 64 KiB writes in 32 MiB" squeezed dd if=/tmp/src of=$dev bs=64k conv=fsync status=none
 ok "read back" cmp -n 48M /tmp/src $dev
 ok "O_DIRECT 64 KiB writes in 32 MiB" squeezed dd if=/tmp/src of=$dev bs=64k oflag=direct conv=fsync status=none
 ok "read back" cmp -n 48M /tmp/src $dev
-u1=$(sed -n 's/^untorn_units //p' /sys/block/${dev#/dev/}/awblk/counters)
+u1=$(sed -n 's/^untorn_units //p' /sys/block/${dev#/dev/}/awblk/stats)
 [ $((u1 - u0)) -ge 3072 ] || fail "only $((u1 - u0)) untorn units for 2 x 48 MiB"
 $AWCTL remove $dev && aw_cleanup || fail "remove"
 # 2. awfs: untorn units through its page cache and writeback.
