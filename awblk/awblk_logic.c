@@ -37,28 +37,32 @@ static bool awblk_hw_valid(const struct aw_atomic_limits *hw)
  * optional cap from the user rounds unit_max down to a power of two. A
  * partition must start aligned to max(unit_min, boundary).
  */
-void awblk_derive_limits(const struct aw_atomic_limits *hw, const struct awblk_queue *q,
-			 u64 cap_unit_max, struct aw_atomic_limits *lim)
+void awblk_derive_limits(const struct aw_atomic_limits *hw,
+			 const struct awblk_queue *q, u64 cap_unit_max,
+			 struct aw_atomic_limits *lim)
 {
 	u64 hw_bytes = (u64)q->max_hw_sectors << 9, unit_limit, align;
+	/* Built apart, so that @lim may be @hw. */
+	struct aw_atomic_limits l = { 0 };
 
-	memset(lim, 0, sizeof(*lim));
 	if (!awblk_hw_valid(hw) || !q->lbs || hw->unit_min < q->lbs)
-		return;
+		goto out;
 	unit_limit = min(awblk_guaranteed_bio(q), hw_bytes);
 	/* No bio at all (no segments or sectors): no atomic writes below. */
 	if (unit_limit)
 		unit_limit = rounddown_pow_of_two(unit_limit);
-	lim->unit_min = min_t(u64, hw->unit_min, unit_limit);
-	lim->unit_max = min_t(u64, hw->unit_max, unit_limit);
-	lim->max_bytes = min_t(u64, hw->max_bytes, hw_bytes);
-	lim->boundary = hw->boundary;
-	if (cap_unit_max && cap_unit_max < lim->unit_max)
-		lim->unit_max = rounddown_pow_of_two(cap_unit_max);
-	align = max(lim->unit_min, lim->boundary);
-	if (lim->unit_max < lim->unit_min || !lim->unit_min ||
+	l.unit_min = min_t(u64, hw->unit_min, unit_limit);
+	l.unit_max = min_t(u64, hw->unit_max, unit_limit);
+	l.max_bytes = min_t(u64, hw->max_bytes, hw_bytes);
+	l.boundary = hw->boundary;
+	if (cap_unit_max && cap_unit_max < l.unit_max)
+		l.unit_max = rounddown_pow_of_two(cap_unit_max);
+	align = max(l.unit_min, l.boundary);
+	if (l.unit_max < l.unit_min || !l.unit_min ||
 	    (align && q->start % align))
-		memset(lim, 0, sizeof(*lim));
+		memset(&l, 0, sizeof(l));
+out:
+	*lim = l;
 }
 
 /* The upstream rules for one atomic write, in the upstream order. */

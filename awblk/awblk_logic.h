@@ -34,8 +34,9 @@ enum awblk_reject {
 
 extern const char *const awblk_reject_names[AWB_NREASONS];
 
-void awblk_derive_limits(const struct aw_atomic_limits *hw, const struct awblk_queue *q,
-			 u64 cap_unit_max, struct aw_atomic_limits *lim);
+void awblk_derive_limits(const struct aw_atomic_limits *hw,
+			 const struct awblk_queue *q, u64 cap_unit_max,
+			 struct aw_atomic_limits *lim);
 enum awblk_reject awblk_check_write(const struct aw_atomic_limits *lim, u64 size,
 				    u64 off, u64 len, u32 nr_segs);
 int awblk_reject_errno(enum awblk_reject r);

@@ -179,8 +179,11 @@ static inline void aw_lower_close(struct aw_lower *l, void *holder)
 /*
  * A bio-based disk whose limits are the lower device's (block sizes, bio
  * size, segments, discard, write zeroes, write cache and FUA) and whose
- * native atomic limits, where the kernel has them, are @hw. @stable: pages
- * must not change while they are written (stable writes). A wrapper: 6.11
+ * native atomic limits, where the kernel has them, are @hw: the limits
+ * awblk derived and enforces, which to the layers above are the hardware's
+ * (atomic_write_hw_*; the block layer derives the same values from them).
+ * @stable: pages must not change while they are written (stable writes).
+ * A wrapper: 6.11
  * builds a disk's limits before allocating it (blk_alloc_disk(&lim)), 6.1
  * sets them on the allocated queue.
  */

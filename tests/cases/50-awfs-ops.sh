@@ -25,9 +25,15 @@ refused "a unit the device cannot do" "outside the device's atomic unit range" -
 refused "a unit that is not a power of two" "not a power of two" -o unit=12k $L $M
 refused "an unknown option" "unknown option" -o unit=16k,bogus $L $M
 refused "a unit below a page" "smaller than a page" -o unit=2k $L $M
+refused "a unit without a value" 'unknown option "unit"' -o unit $L $M
+refused "untorn with a value" 'unknown option "untorn=1"' -o unit=16k,untorn=1 $L $M
+refused "a bad unit" 'bad unit in "unit=16q"' -o unit=16q $L $M
 
 mount -t awfs -o unit=16k $L $M || fail "mount awfs"
 grep -q " $M awfs .*unit=16384" /proc/mounts || fail "mount options not shown: $(grep awfs /proc/mounts)"
+# Remount changes only the VFS flags: awfs's own options stay as mounted.
+mount -o remount,unit=32k $M || fail "remount with options"
+grep -q " $M awfs .*unit=16384" /proc/mounts || fail "remount changed the unit: $(grep awfs /proc/mounts)"
 [ "$(stat -f -c %t $M)" = 61776673 ] || fail "statfs type is not awfs"
 
 # 2. Names and attributes, each checked in the lower directory.
