@@ -7,7 +7,10 @@
  * copied one at a time, so a racing reader or a power cut can observe it half
  * applied. WRITE ATOMIC(16) holds its range exclusively while it copies, so a
  * reader sees all of it or none of it and a power cut lands it whole or not
- * at all. Commands complete inline (like scsi_debug with delay=0).
+ * at all. Commands complete inline (like scsi_debug with delay=0), or, with
+ * delay or ndelay, later from a timer: the media work is done on arrival and
+ * only the completion waits, as in scsi_debug. A cut in between fails the
+ * command: the host never learns whether a write in flight landed.
  *
  * Write cache. With write_cache=1 every written block keeps its last durable
  * contents in a shadow entry until SYNCHRONIZE CACHE or FUA makes it durable.
@@ -34,6 +37,7 @@
 #include <linux/workqueue.h>
 #include <linux/device.h>
 #include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <scsi/scsi.h>
 #include <scsi/scsi_cmnd.h>
 #include <scsi/scsi_device.h>
@@ -45,6 +49,7 @@
 #define AWSCSI_SHARDS		16
 #define AWSCSI_REGION_SHIFT	16	/* 64 KiB regions share a range lock */
 #define AWSCSI_MAX_DISKS	16
+#define AWSCSI_MAX_HOSTS	16
 #define AWSCSI_CMD_BUF		512
 /* Unflushed blocks held per disk; past this, writes go straight through. */
 #define AWSCSI_MAX_DIRTY	65536
@@ -71,6 +76,25 @@ static unsigned int block_ndelay;
 module_param(block_ndelay, uint, 0444);
 MODULE_PARM_DESC(block_ndelay,
 		 "nanoseconds each written block takes (0..100000, default 0)");
+/* Latency, with scsi_debug's names: ndelay wins when non-zero. */
+static unsigned int awscsi_delay;
+module_param_named(delay, awscsi_delay, uint, 0444);
+MODULE_PARM_DESC(delay, "command latency in jiffies (0..HZ, default 0: inline)");
+static unsigned int awscsi_ndelay;
+module_param_named(ndelay, awscsi_ndelay, uint, 0444);
+MODULE_PARM_DESC(ndelay,
+		 "command latency in nanoseconds (below 1 s; default 0: use delay)");
+static unsigned int flush_ndelay;
+module_param(flush_ndelay, uint, 0444);
+MODULE_PARM_DESC(flush_ndelay,
+		 "extra nanoseconds a cache flush or FUA write takes with write_cache=1 (below 1 s)");
+static int add_host = 1;
+module_param(add_host, int, 0444);
+MODULE_PARM_DESC(add_host, "number of hosts, each with num_tgts disks (1..16, default 1)");
+static bool per_host_store;
+module_param(per_host_store, bool, 0444);
+MODULE_PARM_DESC(per_host_store,
+		 "each host has its own stores (default 0: hosts share the disks)");
 static int atomic_wr;
 module_param(atomic_wr, int, 0444);
 MODULE_PARM_DESC(atomic_wr, "WRITE ATOMIC(16) support (default 0)");
@@ -114,9 +138,23 @@ struct awscsi_disk {
 	atomic_t unit_attention;	/* pending: the next command reports it */
 };
 
+/*
+ * A command's private data: its response buffer and, with a latency, the
+ * timer that completes it.
+ */
+struct awscsi_cmd {
+	struct hrtimer timer;
+	struct scsi_cmnd *sc;
+	int cuts;		/* power cuts seen when it arrived */
+	bool flush;		/* it makes the write cache durable */
+	u8 buf[AWSCSI_CMD_BUF];
+};
+
+/* The disks' stores: one per target, or per target and host. */
 static struct awscsi_disk *disks;
 static int ndisks;
-static struct Scsi_Host *awscsi_shost;
+static struct Scsi_Host *awscsi_shosts[AWSCSI_MAX_HOSTS];
+static int nhosts;		/* attached */
 static DEFINE_MUTEX(awscsi_host_mutex);
 static struct device *awscsi_root;
 
@@ -594,6 +632,7 @@ static void awscsi_respond(struct scsi_cmnd *sc, const u8 *buf, int n)
 static void awscsi_media_cmd(struct awscsi_disk *d, struct scsi_cmnd *sc,
 			     enum awscsi_kind k)
 {
+	struct awscsi_cmd *c = scsi_cmd_priv(sc);
 	struct awscsi_sense s;
 	struct awscsi_rw rw;
 	u32 tear = U32_MAX;
@@ -604,6 +643,7 @@ static void awscsi_media_cmd(struct awscsi_disk *d, struct scsi_cmnd *sc,
 	/* A disk without DPOFUA ignores the bit, as SBC allows. */
 	if (!d->cfg.fua)
 		rw.fua = false;
+	c->flush = d->cfg.wce && (k == AWS_K_SYNC || rw.fua);
 	if (awscsi_check_rw(&d->cfg, k, &rw, &s)) {
 		if (k == AWS_K_WRITE_ATOMIC)
 			atomic64_inc(&d->atomic_rejects);
@@ -681,7 +721,7 @@ static int awscsi_build_response(struct awscsi_disk *d, enum awscsi_kind k,
 
 static void awscsi_exec(struct awscsi_disk *d, struct scsi_cmnd *sc)
 {
-	u8 *buf = scsi_cmd_priv(sc);
+	u8 *buf = ((struct awscsi_cmd *)scsi_cmd_priv(sc))->buf;
 	const u8 *cdb = sc->cmnd;
 	struct awscsi_sense s;
 	enum awscsi_kind k;
@@ -721,19 +761,85 @@ static void awscsi_exec(struct awscsi_disk *d, struct scsi_cmnd *sc)
 		awscsi_respond(sc, buf, n);
 }
 
-static int awscsi_queuecommand(struct Scsi_Host *shost, struct scsi_cmnd *sc)
+/* The store behind a host's target: its own, or shared by every host. */
+static struct awscsi_disk *awscsi_disk_of(struct scsi_device *sdev)
 {
-	struct scsi_device *sdev = sc->device;
+	int host = *(int *)shost_priv(sdev->host);
 
-	if (sdev->id >= ndisks || sdev->lun || sdev->channel)
-		sc->result = DID_BAD_TARGET << 16;
-	else
-		awscsi_exec(&disks[sdev->id], sc);
+	if (sdev->id >= num_tgts || sdev->lun || sdev->channel)
+		return NULL;
+	return &disks[(per_host_store ? host * num_tgts : 0) + sdev->id];
+}
+
+static u64 awscsi_base_ns(void)
+{
+	return awscsi_ndelay ? awscsi_ndelay : jiffies_to_nsecs(awscsi_delay);
+}
+
+static u64 awscsi_latency_ns(const struct awscsi_cmd *c)
+{
+	return c->flush ? awscsi_base_ns() + flush_ndelay : awscsi_base_ns();
+}
+
+/*
+ * The end of a delayed command. Its media work was done on arrival; a
+ * power cut since then takes the answer with it.
+ */
+static enum hrtimer_restart awscsi_timer_done(struct hrtimer *t)
+{
+	struct awscsi_cmd *c = container_of(t, struct awscsi_cmd, timer);
+	struct scsi_cmnd *sc = c->sc;
+
+	if (atomic_read(&cuts) != c->cuts)
+		awscsi_power_off_result(sc);
 	scsi_done(sc);
+	return HRTIMER_NORESTART;
+}
+
+static int awscsi_init_cmd(struct Scsi_Host *shost, struct scsi_cmnd *sc)
+{
+	struct awscsi_cmd *c = scsi_cmd_priv(sc);
+
+	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	c->timer.function = awscsi_timer_done;
+	c->sc = sc;
 	return 0;
 }
 
-/* Commands never linger (they complete inline): nothing to abort. */
+static int awscsi_queuecommand(struct Scsi_Host *shost, struct scsi_cmnd *sc)
+{
+	struct awscsi_disk *d = awscsi_disk_of(sc->device);
+	struct awscsi_cmd *c = scsi_cmd_priv(sc);
+	u64 ns;
+
+	if (!d) {
+		sc->result = DID_BAD_TARGET << 16;
+		scsi_done(sc);
+		return 0;
+	}
+	c->cuts = atomic_read(&cuts);
+	c->flush = false;
+	awscsi_exec(d, sc);
+	ns = awscsi_latency_ns(c);
+	if (!ns)
+		scsi_done(sc);
+	else
+		hrtimer_start(&c->timer, ns_to_ktime(ns), HRTIMER_MODE_REL);
+	return 0;
+}
+
+/*
+ * A command waiting for its latency is cancelled, so its timer cannot
+ * complete it after the midlayer took it back. Inline ones never linger.
+ */
+static int awscsi_eh_abort(struct scsi_cmnd *sc)
+{
+	struct awscsi_cmd *c = scsi_cmd_priv(sc);
+
+	hrtimer_cancel(&c->timer);
+	return SUCCESS;
+}
+
 static int awscsi_eh_done(struct scsi_cmnd *sc)
 {
 	return SUCCESS;
@@ -745,7 +851,7 @@ static struct scsi_host_template awscsi_template = {
 	.name			= "awscsi",
 	.proc_name		= "awscsi",
 	.queuecommand		= awscsi_queuecommand,
-	.eh_abort_handler	= awscsi_eh_done,
+	.eh_abort_handler	= awscsi_eh_abort,
 	.eh_device_reset_handler = awscsi_eh_done,
 	.eh_host_reset_handler	= awscsi_eh_done,
 	.can_queue		= 192,
@@ -755,43 +861,65 @@ static struct scsi_host_template awscsi_template = {
 	.max_sectors		= -1U,
 	.max_segment_size	= -1U,
 	.dma_boundary		= PAGE_SIZE - 1,
-	.cmd_size		= AWSCSI_CMD_BUF,
+	.cmd_size		= sizeof(struct awscsi_cmd),
+	.init_cmd_priv		= awscsi_init_cmd,
 	.track_queue_depth	= 1,
 };
 
 /* ---- host attach and detach; the disks' stores outlive the host ---- */
 
-static int awscsi_attach(void)
+static struct Scsi_Host *awscsi_add_one_host(int index)
 {
 	struct Scsi_Host *sh;
 	int ret;
 
-	if (awscsi_shost)
-		return 0;
-	sh = scsi_host_alloc(&awscsi_template, 0);
+	sh = scsi_host_alloc(&awscsi_template, sizeof(int));
 	if (!sh)
-		return -ENOMEM;
-	sh->max_id = ndisks;
+		return ERR_PTR(-ENOMEM);
+	*(int *)shost_priv(sh) = index;
+	sh->max_id = num_tgts;
 	sh->max_lun = 1;
 	sh->max_channel = 0;
 	sh->max_cmd_len = 16;
 	ret = scsi_add_host(sh, awscsi_root);
 	if (ret) {
 		scsi_host_put(sh);
-		return ret;
+		return ERR_PTR(ret);
 	}
-	awscsi_shost = sh;
 	scsi_scan_host(sh);
-	return 0;
+	return sh;
 }
 
+/*
+ * Removing a host waits for its commands, the delayed ones included, and
+ * frees them. Called with awscsi_host_mutex held.
+ */
 static void awscsi_detach(void)
 {
-	if (!awscsi_shost)
-		return;
-	scsi_remove_host(awscsi_shost);
-	scsi_host_put(awscsi_shost);
-	awscsi_shost = NULL;
+	while (nhosts) {
+		struct Scsi_Host *sh = awscsi_shosts[--nhosts];
+
+		scsi_remove_host(sh);
+		scsi_host_put(sh);
+		awscsi_shosts[nhosts] = NULL;
+	}
+}
+
+static int awscsi_attach(void)
+{
+	struct Scsi_Host *sh;
+
+	if (nhosts)
+		return 0;
+	while (nhosts < add_host) {
+		sh = awscsi_add_one_host(nhosts);
+		if (IS_ERR(sh)) {
+			awscsi_detach();
+			return PTR_ERR(sh);
+		}
+		awscsi_shosts[nhosts++] = sh;
+	}
+	return 0;
 }
 
 /* ---- sysfs controls in /sys/devices/awscsi ---- */
@@ -871,7 +999,7 @@ static DEVICE_ATTR_RO(cuts);
 static ssize_t attached_show(struct device *dev, struct device_attribute *a,
 			     char *buf)
 {
-	return sysfs_emit(buf, "%d\n", awscsi_shost ? 1 : 0);
+	return sysfs_emit(buf, "%d\n", READ_ONCE(nhosts) ? 1 : 0);
 }
 
 static ssize_t attached_store(struct device *dev, struct device_attribute *a,
@@ -946,26 +1074,53 @@ static void awscsi_free_disks(void)
 	ndisks = 0;
 }
 
-static int awscsi_config(struct awscsi_cfg *c)
+/* Stores to allocate: every host sees the same disks unless per_host_store. */
+static int awscsi_nstores(void)
 {
-	const char *why;
+	return per_host_store ? add_host * num_tgts : num_tgts;
+}
 
-	if (num_tgts < 1 || num_tgts > AWSCSI_MAX_DISKS) {
-		pr_err("refusing to load: num_tgts must be 1..%d\n", AWSCSI_MAX_DISKS);
+/* Latency and hosts: limits as scsi_debug's where it has the parameter. */
+static int awscsi_check_timing(void)
+{
+	if (awscsi_delay > HZ || awscsi_ndelay >= NSEC_PER_SEC ||
+	    flush_ndelay >= NSEC_PER_SEC) {
+		pr_err("refusing to load: delay must be at most HZ (1 s), ndelay and flush_ndelay below 1000000000\n");
 		return -EINVAL;
 	}
 	if (block_ndelay > 100000) {
 		pr_err("refusing to load: block_ndelay must be at most 100000\n");
 		return -EINVAL;
 	}
+	if (add_host < 1 || add_host > AWSCSI_MAX_HOSTS) {
+		pr_err("refusing to load: add_host must be 1..%d\n",
+		       AWSCSI_MAX_HOSTS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int awscsi_config(struct awscsi_cfg *c)
+{
+	const char *why;
+	int ret = awscsi_check_timing();
+
+	if (ret)
+		return ret;
+	if (num_tgts < 1 || num_tgts > AWSCSI_MAX_DISKS ||
+	    awscsi_nstores() > AWSCSI_MAX_DISKS) {
+		pr_err("refusing to load: num_tgts must be 1..%d, and with per_host_store num_tgts * add_host too\n",
+		       AWSCSI_MAX_DISKS);
+		return -EINVAL;
+	}
 	if (dev_size_mb < 1 || dev_size_mb > 65536) {
 		pr_err("refusing to load: dev_size_mb must be 1..65536\n");
 		return -EINVAL;
 	}
-	if (((u64)dev_size_mb << 20) * num_tgts >
+	if (((u64)dev_size_mb << 20) * awscsi_nstores() >
 	    (u64)totalram_pages() << PAGE_SHIFT) {
 		pr_err("refusing to load: %d disk(s) of %d MiB do not fit in memory\n",
-		       num_tgts, dev_size_mb);
+		       awscsi_nstores(), dev_size_mb);
 		return -ENOMEM;
 	}
 	memset(c, 0, sizeof(*c));
@@ -1013,10 +1168,10 @@ static int awscsi_alloc_disks(const struct awscsi_cfg *c)
 {
 	int i, j;
 
-	disks = kcalloc(num_tgts, sizeof(*disks), GFP_KERNEL);
+	disks = kcalloc(awscsi_nstores(), sizeof(*disks), GFP_KERNEL);
 	if (!disks)
 		return -ENOMEM;
-	for (i = 0; i < num_tgts; i++) {
+	for (i = 0; i < awscsi_nstores(); i++) {
 		struct awscsi_disk *d = &disks[i];
 
 		d->cfg = *c;
@@ -1074,9 +1229,12 @@ static int __init awscsi_init(void)
 	mutex_unlock(&awscsi_host_mutex);
 	if (ret)
 		goto remove_group;
-	pr_info("%d disk(s) of %d MiB, %u-byte blocks, atomic writes %s, write cache %s\n",
-		ndisks, dev_size_mb, c.lbs, c.atomic ? "on" : "off",
+	pr_info("%d host(s), %d disk(s) of %d MiB, %u-byte blocks, atomic writes %s, write cache %s\n",
+		nhosts, ndisks, dev_size_mb, c.lbs, c.atomic ? "on" : "off",
 		c.wce ? "on" : "off");
+	if (awscsi_delay || awscsi_ndelay || flush_ndelay)
+		pr_info("latency %llu ns a command, %u ns more a flush\n",
+			awscsi_base_ns(), c.wce ? flush_ndelay : 0);
 	return 0;
 
 remove_group:
@@ -1095,6 +1253,12 @@ static void __exit awscsi_exit(void)
 	mutex_lock(&awscsi_host_mutex);
 	awscsi_detach();
 	mutex_unlock(&awscsi_host_mutex);
+	/*
+	 * The timer that completed a host's last command may still be on its
+	 * way out of awscsi_timer_done: it runs with interrupts off, so a
+	 * grace period waits for it.
+	 */
+	synchronize_rcu();
 	flush_work(&cut_work);
 	root_device_unregister(awscsi_root);
 	awscsi_free_disks();

@@ -21,7 +21,7 @@ for P in "$@"; do
 	sdp=$P
 	[ $native = 1 ] || sdp=$(echo "$P" | sed 's/atomic_wr[a-z_]*=[0-9]*//g')
 	modprobe scsi_debug $sdp delay=0 || fail "modprobe scsi_debug $sdp"
-	aw_insmod awscsi $P || fail "insmod awscsi $P"
+	aw_insmod awscsi $P delay=0 || fail "insmod awscsi $P delay=0"
 	a=$(aw_disks awscsi) || fail "no awscsi disk"
 	s=$(aw_disks scsi_debug) || fail "no scsi_debug disk"
 	for attr in $ATTRS; do

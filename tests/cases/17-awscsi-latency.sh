@@ -1,0 +1,134 @@
+#!/bin/sh
+# The device model's latency (delay, ndelay, flush_ndelay) and hosts
+# (add_host, per_host_store): commands take the configured time with the
+# CPU free meanwhile, a flush pays its cost only with a write cache, a
+# command on its timer at a power cut fails, detach and rmmod with commands
+# on their timers are clean, and hosts share a store or have their own.
+. "$AWKIT_ROOT/tests/qemu/lib.sh"
+aw_load_scsi || fail "sd_mod/sg"
+CTL=/sys/devices/awscsi
+LAT=$AWKIT_ROOT/tests/tools/awlatency.py
+for P in "delay=100000" "ndelay=1000000000" "flush_ndelay=1000000000" \
+	"add_host=0" "add_host=17" "per_host_store=1 add_host=4 num_tgts=5"; do
+	dmesg -C
+	if aw_insmod awscsi $P 2>/dev/null; then fail "loaded with impossible parameters: $P"; fi
+	msg=$(dmesg | grep 'awscsi:' | grep -v taint | tail -n 1)
+	[ -n "$msg" ] || fail "no message for refused parameters $P"
+	echo "ok: refused '$P': $msg"
+done
+
+# fio_json DEV RW DEPTH SECS: fio's JSON for 4 KiB O_DIRECT I/O.
+fio_json() {
+	fio --name=l --filename=/dev/$1 --ioengine=libaio --direct=1 --rw=$2 \
+		--bs=4k --iodepth=$3 --time_based --runtime=$4 --size=8M \
+		--output-format=json
+}
+# jq-less field: python reads fio's JSON from stdin.
+fio_field() { python3 -c "import json, sys; j = json.load(sys.stdin)['jobs'][0]['$1']; print($2)"; }
+
+note "ndelay=4 ms: fio's completion latency, and 16 commands in flight at once"
+aw_insmod awscsi dev_size_mb=8 ndelay=4000000 || fail "insmod ndelay"
+d=$(aw_disks awscsi) || fail "no disk"
+dmesg | grep -q "awscsi: latency 4000000 ns a command" ||
+	fail "no latency line in the kernel log"
+clat=$(fio_json $d randread 1 3 | fio_field read "j['clat_ns']['mean'] / 1e6") || fail "fio QD1"
+echo "  QD1 clat mean $clat ms"
+python3 -c "import sys; sys.exit(not 4.0 <= $clat < 4.0 + 4 * ${AW_SLOW:-1})" ||
+	fail "QD1 completion latency $clat ms is not about 4 ms"
+iops1=$(fio_json $d randread 1 3 | fio_field read "int(j['iops'])")
+iops16=$(fio_json $d randread 16 3 | fio_field read "int(j['iops'])")
+echo "  IOPS: QD1 $iops1, QD16 $iops16"
+[ "$iops16" -ge $((iops1 * 4)) ] || fail "16 commands in flight are not 4 times faster than 1: the latency holds the CPU or serializes"
+echo "ok: latency about 4 ms, commands overlap"
+aw_unload awscsi || fail "rmmod"
+
+note "delay=2 jiffies (ndelay 0), flush_ndelay=30 ms, write cache on and off"
+hz=$(sed -n 's/^CONFIG_HZ=//p' /boot/config-$(uname -r))
+[ -n "$hz" ] || fail "no CONFIG_HZ"
+j2=$((2 * 1000000000 / hz))
+for wce in 1 0; do
+	aw_insmod awscsi dev_size_mb=8 delay=2 flush_ndelay=30000000 write_cache=$wce ||
+		fail "insmod delay=2"
+	d=$(aw_disks awscsi) || fail "no disk"
+	python3 $LAT $(aw_sg $d) $j2 30000000 $wce || fail "latencies with write_cache=$wce"
+	aw_unload awscsi || fail "rmmod"
+done
+echo "ok: delay in jiffies, flush cost with a write cache only"
+
+note "a command on its timer at a power cut fails"
+aw_insmod awscsi dev_size_mb=8 ndelay=300000000 write_cache=1 atomic_wr=1 ||
+	fail "insmod ndelay=300 ms"
+d=$(aw_disks awscsi) || fail "no disk"
+for kind in write atomic sync; do
+	python3 $LAT $(aw_sg $d) cut 300000000 $kind || fail "$kind in flight at the cut"
+done
+
+note "detach, then rmmod, with commands on their timers"
+w0=$(aw_sum_stat $CTL/stats writes)
+fio --name=busy --filename=/dev/$d --ioengine=libaio --direct=1 --rw=randwrite \
+	--bs=4k --iodepth=16 --time_based --runtime=60 --size=8M >/tmp/fio.out 2>&1 &
+fpid=$!
+i=0
+until [ "$(aw_sum_stat $CTL/stats writes)" -gt $((w0 + 16)) ]; do
+	i=$((i + 1)); [ $i -gt $((600 * ${AW_SLOW:-1})) ] && fail "fio's writes never reached the disk"
+	sleep 0.1
+done
+echo 0 >$CTL/attached || fail "detach with commands in flight"
+[ -e /sys/block/$d ] && fail "disk still present after detach"
+wait $fpid && fail "fio kept writing to a detached disk"
+echo "ok: detach with commands on their timers; fio saw the disk go"
+echo 1 >$CTL/attached || fail "attach"
+d=$(aw_disks awscsi) || fail "no disk after attach"
+dd if=/dev/$d of=/dev/null bs=4k count=1 iflag=direct status=none || fail "read after attach"
+w0=$(aw_sum_stat $CTL/stats writes)
+fio --name=busy --filename=/dev/$d --ioengine=libaio --direct=1 --rw=randwrite \
+	--bs=4k --iodepth=16 --time_based --runtime=60 --size=8M >/tmp/fio.out 2>&1 &
+fpid=$!
+i=0
+until [ "$(aw_sum_stat $CTL/stats writes)" -gt $((w0 + 16)) ]; do
+	i=$((i + 1)); [ $i -gt $((600 * ${AW_SLOW:-1})) ] && fail "fio's writes never reached the disk"
+	sleep 0.1
+done
+echo 0 >$CTL/powered
+echo 0 >$CTL/attached || fail "detach with the power off"
+wait $fpid
+echo 1 >$CTL/powered
+rmmod awscsi || fail "rmmod right after a detach with commands on their timers"
+echo "ok: rmmod after commands on timers"
+
+note "hosts: add_host=2 share the store, per_host_store=1 gives each its own"
+aw_insmod awscsi dev_size_mb=8 add_host=2 ndelay=100000 || fail "insmod add_host=2"
+disks=$(aw_disks awscsi 2) || fail "two disks"
+set -- $disks
+[ $# = 2 ] || fail "add_host=2 num_tgts=1: $# disks"
+[ "$(grep -c '^disk' $CTL/stats)" = 1 ] || fail "shared store: $(cat $CTL/stats)"
+w1=$(cat /sys/block/$1/device/wwid) w2=$(cat /sys/block/$2/device/wwid)
+[ "$w1" = "$w2" ] || fail "two paths to one store, two identities: $w1 / $w2"
+python3 -c "import sys; sys.stdout.buffer.write(b'\x77' * 65536)" >/tmp/p
+dd if=/tmp/p of=/dev/$1 bs=64k oflag=direct status=none || fail "write on host 1"
+dd if=/dev/$2 of=/tmp/b bs=64k count=1 iflag=direct status=none || fail "read on host 2"
+cmp -s /tmp/p /tmp/b || fail "host 2 does not see host 1's write"
+echo "ok: two hosts, one store, one identity ($w1)"
+aw_unload awscsi || fail "rmmod"
+aw_insmod awscsi dev_size_mb=8 add_host=2 num_tgts=2 per_host_store=1 ||
+	fail "insmod per_host_store=1"
+disks=$(aw_disks awscsi 4) || fail "four disks"
+set -- $disks
+[ $# = 4 ] || fail "add_host=2 num_tgts=2 per_host_store=1: $# disks"
+[ "$(grep -c '^disk' $CTL/stats)" = 4 ] || fail "per-host stores: $(cat $CTL/stats)"
+[ "$(for b in "$@"; do cat /sys/block/$b/device/wwid; done | sort -u | wc -l)" = 4 ] ||
+	fail "four stores need four identities"
+i=0
+for b in "$@"; do
+	i=$((i + 1))
+	python3 -c "import sys; sys.stdout.buffer.write(bytes([$i]) * 65536)" >/tmp/p$i
+	dd if=/tmp/p$i of=/dev/$b bs=64k oflag=direct status=none || fail "write $b"
+done
+i=0
+for b in "$@"; do
+	i=$((i + 1))
+	dd if=/dev/$b of=/tmp/b bs=64k count=1 iflag=direct status=none
+	cmp -s /tmp/b /tmp/p$i || fail "$b does not keep its own data"
+done
+echo "ok: four disks on two hosts, each with its own store"
+aw_unload awscsi || fail "rmmod"
