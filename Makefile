@@ -29,7 +29,8 @@ help:
 	@echo "make check BUSY=2   the same beside 2 CPU hogs (a loaded machine), with time limits x3"
 	@echo "make crash      the sw engine's long power-cut run: CUTS per kernel (500), SEED"
 	@echo "make demo       boot a guest and show atomic limits and a power-cut run"
-	@echo "make bench      benchmarks, side by side with the kernel's peers (ONLY=sw or awfs: those rows)"
+	@echo "make bench      benchmarks, side by side with the kernel's peers: PROFILE=cpu|disk (both),"
+	@echo "                ONLY=sw or awfs (those rows), QUICK=1 (three short runs a side)"
 	@echo "make dkms-install / dkms-remove   install or remove the awkit DKMS package"
 	@echo "make install-tools [PREFIX=/usr/local]   install awctl, libaw and its header"
 
@@ -112,9 +113,14 @@ demo: deps
 	@$(MAKE) --no-print-directory modules tools
 	@KVERS="$(lastword $(KVERS))" bash tests/qemu/run.sh demo
 
+# Benchmark profiles: cpu (inline devices), disk (latency and flush cost).
+PROFILE ?= cpu disk
+comma := ,
+space := $(empty) $(empty)
 bench: deps
 	@$(MAKE) --no-print-directory modules tools
-	@KVERS="$(KVERS)" AWKIT_BENCH_ONLY="$(ONLY)" bash tests/qemu/run.sh bench $(if $(QUICK),quick)
+	@KVERS="$(KVERS)" AWKIT_BENCH_ONLY="$(ONLY)" AWKIT_BENCH_PROFILE="$(subst $(space),$(comma),$(PROFILE))" \
+		bash tests/qemu/run.sh bench $(if $(QUICK),quick)
 
 clean:
 	rm -rf build

@@ -43,6 +43,7 @@
 #include <scsi/scsi_device.h>
 #include <scsi/scsi_host.h>
 
+#include "compat.h"
 #include "awscsi_logic.h"
 
 #define AWSCSI_STRIPES		64
@@ -76,16 +77,42 @@ static unsigned int block_ndelay;
 module_param(block_ndelay, uint, 0444);
 MODULE_PARM_DESC(block_ndelay,
 		 "nanoseconds each written block takes (0..100000, default 0)");
-/* Latency, with scsi_debug's names: ndelay wins when non-zero. */
+/*
+ * Latency, with scsi_debug's names: ndelay wins when non-zero. Like
+ * scsi_debug's, they can change while the disks run (a command takes the
+ * values it finds when it arrives); the setters keep them in range.
+ */
 static unsigned int awscsi_delay;
-module_param_named(delay, awscsi_delay, uint, 0444);
-MODULE_PARM_DESC(delay, "command latency in jiffies (0..HZ, default 0: inline)");
 static unsigned int awscsi_ndelay;
-module_param_named(ndelay, awscsi_ndelay, uint, 0444);
+static unsigned int awscsi_flush_ndelay;
+
+static int awscsi_set_delay(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, 10 * HZ);
+}
+
+static int awscsi_set_ns(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, NSEC_PER_SEC - 1);
+}
+
+static const struct kernel_param_ops awscsi_delay_ops = {
+	.set = awscsi_set_delay,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops awscsi_ns_ops = {
+	.set = awscsi_set_ns,
+	.get = param_get_uint,
+};
+
+module_param_cb(delay, &awscsi_delay_ops, &awscsi_delay, 0644);
+MODULE_PARM_DESC(delay,
+		 "command latency in jiffies (0..10 s; default 0: inline)");
+module_param_cb(ndelay, &awscsi_ns_ops, &awscsi_ndelay, 0644);
 MODULE_PARM_DESC(ndelay,
 		 "command latency in nanoseconds (below 1 s; default 0: use delay)");
-static unsigned int flush_ndelay;
-module_param(flush_ndelay, uint, 0444);
+module_param_cb(flush_ndelay, &awscsi_ns_ops, &awscsi_flush_ndelay, 0644);
 MODULE_PARM_DESC(flush_ndelay,
 		 "extra nanoseconds a cache flush or FUA write takes with write_cache=1 (below 1 s)");
 static int add_host = 1;
@@ -643,7 +670,8 @@ static void awscsi_media_cmd(struct awscsi_disk *d, struct scsi_cmnd *sc,
 	/* A disk without DPOFUA ignores the bit, as SBC allows. */
 	if (!d->cfg.fua)
 		rw.fua = false;
-	c->flush = d->cfg.wce && (k == AWS_K_SYNC || rw.fua);
+	c->flush = d->cfg.wce &&
+		   (k == AWS_K_SYNC || (rw.fua && k != AWS_K_READ));
 	if (awscsi_check_rw(&d->cfg, k, &rw, &s)) {
 		if (k == AWS_K_WRITE_ATOMIC)
 			atomic64_inc(&d->atomic_rejects);
@@ -773,12 +801,16 @@ static struct awscsi_disk *awscsi_disk_of(struct scsi_device *sdev)
 
 static u64 awscsi_base_ns(void)
 {
-	return awscsi_ndelay ? awscsi_ndelay : jiffies_to_nsecs(awscsi_delay);
+	unsigned int ns = READ_ONCE(awscsi_ndelay);
+
+	return ns ? ns : jiffies_to_nsecs(READ_ONCE(awscsi_delay));
 }
 
 static u64 awscsi_latency_ns(const struct awscsi_cmd *c)
 {
-	return c->flush ? awscsi_base_ns() + flush_ndelay : awscsi_base_ns();
+	u64 ns = awscsi_base_ns();
+
+	return c->flush ? ns + READ_ONCE(awscsi_flush_ndelay) : ns;
 }
 
 /*
@@ -817,7 +849,8 @@ static int awscsi_queuecommand(struct Scsi_Host *shost, struct scsi_cmnd *sc)
 		scsi_done(sc);
 		return 0;
 	}
-	c->cuts = atomic_read(&cuts);
+	/* Before the power gate reads powered: a cut sets that first. */
+	c->cuts = atomic_read_acquire(&cuts);
 	c->flush = false;
 	awscsi_exec(d, sc);
 	ns = awscsi_latency_ns(c);
@@ -829,15 +862,34 @@ static int awscsi_queuecommand(struct Scsi_Host *shost, struct scsi_cmnd *sc)
 }
 
 /*
- * A command waiting for its latency is cancelled, so its timer cannot
- * complete it after the midlayer took it back. Inline ones never linger.
+ * A command that timed out waiting for its latency stops waiting: error
+ * handling owns it now, and may finish, retry or reuse it without asking
+ * us again (a retried command's second timeout skips the abort), so its
+ * timer must not complete it later.
  */
+static enum scsi_timeout_action awscsi_timed_out(struct scsi_cmnd *sc)
+{
+	struct awscsi_cmd *c = scsi_cmd_priv(sc);
+
+	hrtimer_cancel(&c->timer);
+	return SCSI_EH_NOT_HANDLED;
+}
+
 static int awscsi_eh_abort(struct scsi_cmnd *sc)
 {
 	struct awscsi_cmd *c = scsi_cmd_priv(sc);
 
 	hrtimer_cancel(&c->timer);
 	return SUCCESS;
+}
+
+/* A command's memory goes with its tag set: no timer may outlive it. */
+static int awscsi_exit_cmd(struct Scsi_Host *shost, struct scsi_cmnd *sc)
+{
+	struct awscsi_cmd *c = scsi_cmd_priv(sc);
+
+	hrtimer_cancel(&c->timer);
+	return 0;
 }
 
 static int awscsi_eh_done(struct scsi_cmnd *sc)
@@ -851,6 +903,7 @@ static struct scsi_host_template awscsi_template = {
 	.name			= "awscsi",
 	.proc_name		= "awscsi",
 	.queuecommand		= awscsi_queuecommand,
+	.eh_timed_out		= awscsi_timed_out,
 	.eh_abort_handler	= awscsi_eh_abort,
 	.eh_device_reset_handler = awscsi_eh_done,
 	.eh_host_reset_handler	= awscsi_eh_done,
@@ -863,6 +916,7 @@ static struct scsi_host_template awscsi_template = {
 	.dma_boundary		= PAGE_SIZE - 1,
 	.cmd_size		= sizeof(struct awscsi_cmd),
 	.init_cmd_priv		= awscsi_init_cmd,
+	.exit_cmd_priv		= awscsi_exit_cmd,
 	.track_queue_depth	= 1,
 };
 
@@ -897,11 +951,12 @@ static struct Scsi_Host *awscsi_add_one_host(int index)
 static void awscsi_detach(void)
 {
 	while (nhosts) {
-		struct Scsi_Host *sh = awscsi_shosts[--nhosts];
+		struct Scsi_Host *sh = awscsi_shosts[nhosts - 1];
 
 		scsi_remove_host(sh);
 		scsi_host_put(sh);
-		awscsi_shosts[nhosts] = NULL;
+		awscsi_shosts[nhosts - 1] = NULL;
+		WRITE_ONCE(nhosts, nhosts - 1);
 	}
 }
 
@@ -917,7 +972,8 @@ static int awscsi_attach(void)
 			awscsi_detach();
 			return PTR_ERR(sh);
 		}
-		awscsi_shosts[nhosts++] = sh;
+		awscsi_shosts[nhosts] = sh;
+		WRITE_ONCE(nhosts, nhosts + 1);
 	}
 	return 0;
 }
@@ -1080,14 +1136,9 @@ static int awscsi_nstores(void)
 	return per_host_store ? add_host * num_tgts : num_tgts;
 }
 
-/* Latency and hosts: limits as scsi_debug's where it has the parameter. */
+/* The medium's pace and the hosts (the latency's setters check it). */
 static int awscsi_check_timing(void)
 {
-	if (awscsi_delay > HZ || awscsi_ndelay >= NSEC_PER_SEC ||
-	    flush_ndelay >= NSEC_PER_SEC) {
-		pr_err("refusing to load: delay must be at most HZ (1 s), ndelay and flush_ndelay below 1000000000\n");
-		return -EINVAL;
-	}
 	if (block_ndelay > 100000) {
 		pr_err("refusing to load: block_ndelay must be at most 100000\n");
 		return -EINVAL;
@@ -1232,13 +1283,17 @@ static int __init awscsi_init(void)
 	pr_info("%d host(s), %d disk(s) of %d MiB, %u-byte blocks, atomic writes %s, write cache %s\n",
 		nhosts, ndisks, dev_size_mb, c.lbs, c.atomic ? "on" : "off",
 		c.wce ? "on" : "off");
-	if (awscsi_delay || awscsi_ndelay || flush_ndelay)
+	if (awscsi_delay || awscsi_ndelay || awscsi_flush_ndelay)
 		pr_info("latency %llu ns a command, %u ns more a flush\n",
-			awscsi_base_ns(), c.wce ? flush_ndelay : 0);
+			awscsi_base_ns(), c.wce ? awscsi_flush_ndelay : 0);
 	return 0;
 
 remove_group:
+	/* A write to attached meanwhile may have added hosts: remove them. */
 	sysfs_remove_group(&awscsi_root->kobj, &awscsi_group);
+	mutex_lock(&awscsi_host_mutex);
+	awscsi_detach();
+	mutex_unlock(&awscsi_host_mutex);
 unregister:
 	root_device_unregister(awscsi_root);
 free_disks:
@@ -1253,12 +1308,6 @@ static void __exit awscsi_exit(void)
 	mutex_lock(&awscsi_host_mutex);
 	awscsi_detach();
 	mutex_unlock(&awscsi_host_mutex);
-	/*
-	 * The timer that completed a host's last command may still be on its
-	 * way out of awscsi_timer_done: it runs with interrupts off, so a
-	 * grace period waits for it.
-	 */
-	synchronize_rcu();
 	flush_work(&cut_work);
 	root_device_unregister(awscsi_root);
 	awscsi_free_disks();

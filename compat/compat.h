@@ -6,7 +6,8 @@
  *
  * Backfilled: where 6.12 has a name and 6.1 can be given the same name
  * with the same meaning, 6.1 gets that name here and the modules use it:
- * blk_mode_t and BLK_OPEN_WRITE, filemap_splice_read, AT_GETATTR_NOSEC
+ * blk_mode_t and BLK_OPEN_WRITE, filemap_splice_read, scsi_timeout_action
+ * and SCSI_EH_NOT_HANDLED, AT_GETATTR_NOSEC
  * (0: nothing to clear) and BLK_STS_INVAL (6.1's nearest, TARGET: the
  * submitter sees -EREMOTEIO, not -EINVAL). 6.11's atomic writes are
  * backfilled as "never", since none of 6.1's queues, bios or files can
@@ -388,5 +389,15 @@ static inline struct folio *aw_get_folio(struct address_space *mapping,
 
 	return IS_ERR(f) ? NULL : f;
 }
+
+/*
+ * 6.2 gave a SCSI host's ->eh_timed_out its own return type. 6.1's returns
+ * a blk_eh_timer_return, whose BLK_EH_DONE there means what
+ * SCSI_EH_NOT_HANDLED means since: go on with error handling (abort).
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#define scsi_timeout_action	blk_eh_timer_return
+#define SCSI_EH_NOT_HANDLED	BLK_EH_DONE
+#endif
 
 #endif /* AW_COMPAT_H */

@@ -8,6 +8,7 @@
  *	atomic-dsync: the same with AW_WRITE_DSYNC: durable on return (FUA)
  *	rwf:          pwritev2() with RWF_ATOMIC and O_DIRECT (Linux 6.11+)
  *	plain:        pwrite() with O_DIRECT
+ *	plain-dsync:  pwritev2() with O_DIRECT and RWF_DSYNC: durable on return
  *	doublewrite:  what InnoDB does to survive torn pages, durable on return:
  *	              the page to a doublewrite slot of the thread's own (in the
  *	              last THREADS * BS bytes of DEV), fdatasync, the page in
@@ -16,6 +17,9 @@
  *	              regular file, no O_DIRECT): each writer writes 4 pages and
  *	              fdatasyncs; IOPS counts pages, the latencies are those of
  *	              the fdatasyncs
+ *
+ * Besides IOPS and latency it prints cpu_us: the whole machine's busy CPU
+ * time (/proc/stat) during the run divided by the writes completed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,10 +44,11 @@
 #define RWF_ATOMIC	0x00000040
 #endif
 
-enum mode { PLAIN, ATOMIC, ATOMIC_DSYNC, RWF, DOUBLEWRITE, BUFFERED_SYNC };
+enum mode { PLAIN, PLAIN_DSYNC, ATOMIC, ATOMIC_DSYNC, RWF, DOUBLEWRITE,
+	    BUFFERED_SYNC };
 
 static const char *const mode_names[] = {
-	[PLAIN] = "plain", [ATOMIC] = "atomic", [ATOMIC_DSYNC] = "atomic-dsync",
+	[PLAIN] = "plain", [PLAIN_DSYNC] = "plain-dsync", [ATOMIC] = "atomic", [ATOMIC_DSYNC] = "atomic-dsync",
 	[RWF] = "rwf", [DOUBLEWRITE] = "doublewrite",
 	[BUFFERED_SYNC] = "buffered-sync",
 };
@@ -113,6 +118,8 @@ static void *run(void *arg)
 			r = doublewrite(w, buf, off);
 		else if (w->mode == RWF)
 			r = pwritev2(w->fd, &iov, 1, off, RWF_ATOMIC);
+		else if (w->mode == PLAIN_DSYNC)
+			r = pwritev2(w->fd, &iov, 1, off, RWF_DSYNC);
 		else
 			r = pwrite(w->fd, buf, w->bs, off);
 
@@ -142,6 +149,21 @@ static int dev_size(int fd, uint64_t *size)
 	return ioctl(fd, BLKGETSIZE64, size);
 }
 
+/* Busy CPU time of the whole machine so far, in clock ticks. */
+static double busy_ticks(void)
+{
+	unsigned long long user, nice, sys, idle, iowait, irq, softirq;
+	FILE *f = fopen("/proc/stat", "r");
+	int n;
+
+	if (!f)
+		return 0;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu", &user, &nice,
+		   &sys, &idle, &iowait, &irq, &softirq);
+	fclose(f);
+	return n == 7 ? user + nice + sys + irq + softirq : 0;
+}
+
 static int cmp(const void *a, const void *b)
 {
 	float x = *(const float *)a, y = *(const float *)b;
@@ -159,10 +181,10 @@ int main(int argc, char **argv)
 	long total = 0, k = 0;
 	float *all;
 	size_t bs;
-	double t0, t1;
+	double t0, t1, busy;
 
 	if (argc != 6) {
-		fprintf(stderr, "usage: awbench DEV atomic|atomic-dsync|rwf|plain|doublewrite|buffered-sync BS THREADS SECONDS\n");
+		fprintf(stderr, "usage: awbench DEV atomic|atomic-dsync|rwf|plain|plain-dsync|doublewrite|buffered-sync BS THREADS SECONDS\n");
 		return 1;
 	}
 	for (m = 0; m < ARRAY_LEN(mode_names); m++)
@@ -186,6 +208,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	w = calloc(threads, sizeof(*w));
+	busy = busy_ticks();
 	t0 = now();
 	for (i = 0; i < threads; i++) {
 		w[i].fd = fd;
@@ -203,6 +226,7 @@ int main(int argc, char **argv)
 		total += w[i].n;
 	}
 	t1 = now();
+	busy = busy_ticks() - busy;
 	all = malloc(sizeof(float) * (total ? total : 1));
 	for (i = 0; i < threads; i++) {
 		long n = w[i].nlat;
@@ -211,7 +235,8 @@ int main(int argc, char **argv)
 		k += n;
 	}
 	qsort(all, k, sizeof(float), cmp);
-	printf("iops %.0f p50_us %.0f p99_us %.0f\n", total / (t1 - t0),
-	       k ? all[k / 2] : 0, k ? all[k * 99 / 100] : 0);
+	printf("iops %.0f p50_us %.0f p99_us %.0f cpu_us %.1f\n",
+	       total / (t1 - t0), k ? all[k / 2] : 0, k ? all[k * 99 / 100] : 0,
+	       total ? busy * 1e6 / sysconf(_SC_CLK_TCK) / total : 0);
 	return 0;
 }

@@ -3,7 +3,8 @@
 # (add_host, per_host_store): commands take the configured time with the
 # CPU free meanwhile, a flush pays its cost only with a write cache, a
 # command on its timer at a power cut fails, detach and rmmod with commands
-# on their timers are clean, and hosts share a store or have their own.
+# on their timers are clean, a command that times out while it waits is
+# taken back cleanly, and hosts share a store or have their own.
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
 aw_load_scsi || fail "sd_mod/sg"
 CTL=/sys/devices/awscsi
@@ -26,18 +27,23 @@ fio_json() {
 # jq-less field: python reads fio's JSON from stdin.
 fio_field() { python3 -c "import json, sys; j = json.load(sys.stdin)['jobs'][0]['$1']; print($2)"; }
 
-note "ndelay=4 ms: fio's completion latency, and 16 commands in flight at once"
+note "ndelay=4 ms: fio's latency; at 20 ms, 16 commands in flight at once"
 aw_insmod awscsi dev_size_mb=8 ndelay=4000000 || fail "insmod ndelay"
 d=$(aw_disks awscsi) || fail "no disk"
 dmesg | grep -q "awscsi: latency 4000000 ns a command" ||
 	fail "no latency line in the kernel log"
-clat=$(fio_json $d randread 1 3 | fio_field read "j['clat_ns']['mean'] / 1e6") || fail "fio QD1"
-echo "  QD1 clat mean $clat ms"
-python3 -c "import sys; sys.exit(not 4.0 <= $clat < 4.0 + 4 * ${AW_SLOW:-1})" ||
-	fail "QD1 completion latency $clat ms is not about 4 ms"
+# lat (submission to completion) cannot be shorter than the device's time.
+lat=$(fio_json $d randread 1 3 | fio_field read "j['lat_ns']['mean'] / 1e6") || fail "fio QD1"
+echo "  QD1 latency mean $lat ms"
+python3 -c "import sys; sys.exit(not 4.0 <= $lat < 4.0 + 4 * ${AW_SLOW:-1})" ||
+	fail "QD1 latency $lat ms is not about 4 ms"
+aw_unload awscsi || fail "rmmod"
+# So long a latency that the CPU cost of an I/O does not count.
+aw_insmod awscsi dev_size_mb=8 ndelay=20000000 || fail "insmod ndelay"
+d=$(aw_disks awscsi) || fail "no disk"
 iops1=$(fio_json $d randread 1 3 | fio_field read "int(j['iops'])")
 iops16=$(fio_json $d randread 16 3 | fio_field read "int(j['iops'])")
-echo "  IOPS: QD1 $iops1, QD16 $iops16"
+echo "  IOPS at 20 ms: QD1 $iops1, QD16 $iops16"
 [ "$iops16" -ge $((iops1 * 4)) ] || fail "16 commands in flight are not 4 times faster than 1: the latency holds the CPU or serializes"
 echo "ok: latency about 4 ms, commands overlap"
 aw_unload awscsi || fail "rmmod"
@@ -63,7 +69,7 @@ for kind in write atomic sync; do
 	python3 $LAT $(aw_sg $d) cut 300000000 $kind || fail "$kind in flight at the cut"
 done
 
-note "detach, then rmmod, with commands on their timers"
+note "detach with commands on their timers, power on and off, then rmmod"
 w0=$(aw_sum_stat $CTL/stats writes)
 fio --name=busy --filename=/dev/$d --ioengine=libaio --direct=1 --rw=randwrite \
 	--bs=4k --iodepth=16 --time_based --runtime=60 --size=8M >/tmp/fio.out 2>&1 &
@@ -95,6 +101,32 @@ wait $fpid
 echo 1 >$CTL/powered
 rmmod awscsi || fail "rmmod right after a detach with commands on their timers"
 echo "ok: rmmod after commands on timers"
+
+note "commands that time out while they wait: error handling takes them back"
+# A latency set at run time, 3 s against a 1 s timeout: sd's write times out,
+# is aborted and retried, and its retry times out again (which error
+# handling takes back without an abort).
+aw_insmod awscsi dev_size_mb=8 write_cache=1 || fail "insmod"
+d=$(aw_disks awscsi) || fail "no disk"
+PAR=/sys/module/awscsi/parameters
+if echo 100000 >$PAR/delay 2>/dev/null; then fail "delay=100000 taken at run time"; fi
+echo 1 >/sys/block/$d/device/timeout || fail "device timeout"
+echo $((3 * hz)) >$PAR/delay || fail "set delay at run time"
+dd if=/dev/zero of=/dev/$d bs=4k count=1 oflag=direct status=none 2>/dev/null &
+ddpid=$!
+i=0
+until [ $(($(cat /sys/block/$d/device/iotmo_cnt))) -ge 2 ]; do
+	i=$((i + 1)); [ $i -gt $((900 * ${AW_SLOW:-1})) ] && fail "the retried write never timed out"
+	sleep 0.1
+done
+echo 0 >$PAR/delay
+wait $ddpid
+rc=$?
+note "dd after $(($(cat /sys/block/$d/device/iotmo_cnt))) timeouts: exit $rc"
+dd if=/dev/$d of=/dev/null bs=4k count=1 iflag=direct status=none || fail "read after error handling"
+echo 0 >$CTL/attached || fail "detach after the timeouts"
+rmmod awscsi || fail "rmmod after the timeouts"
+echo "ok: timeouts while commands wait, then detach and rmmod"
 
 note "hosts: add_host=2 share the store, per_host_store=1 gives each its own"
 aw_insmod awscsi dev_size_mb=8 add_host=2 ndelay=100000 || fail "insmod add_host=2"

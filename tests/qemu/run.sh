@@ -17,8 +17,8 @@ kvers=${KVERS:-$(sh "$here/kernels.sh")}
 slow=${AW_SLOW:-1}
 # A whole check runs about 25 minutes per kernel under TCG.
 tmo=${GUEST_TIMEOUT:-$((3000 * slow))}
-# A full benchmark runs about half an hour per kernel.
-[ "$mode" = bench ] && tmo=${GUEST_TIMEOUT:-3600}
+# A full benchmark runs about half an hour per kernel and profile.
+[ "$mode" = bench ] && tmo=${GUEST_TIMEOUT:-7200}
 # A crash run: about 2 s per cut under TCG, 500 cuts per kernel by default.
 cuts=""
 if [ "$mode" = crash ]; then
@@ -53,7 +53,7 @@ boot() { # KVER OUTDIR [EXTRA-KERNEL-ARGS]
 		-smp 2 -m 3G -nographic -no-reboot -nic none \
 		-device virtio-rng-pci $nvme \
 		-kernel "/boot/vmlinuz-$k" -initrd "$root/build/$k/initramfs.gz" \
-		-append "console=ttyS0,115200 loglevel=5 $quiet panic=-1 $debug log_buf_len=8M mitigations=off scsi_mod.scan=sync rdinit=/init awkit_root=$root awkit_kver=$k awkit_mode=$mode awkit_case=$case_ awkit_cuts=$cuts awkit_seed=${AWKIT_SEED:-} awkit_only=${AWKIT_BENCH_ONLY:-} awkit_slow=$slow $extra" \
+		-append "console=ttyS0,115200 loglevel=5 $quiet panic=-1 $debug log_buf_len=8M mitigations=off scsi_mod.scan=sync rdinit=/init awkit_root=$root awkit_kver=$k awkit_mode=$mode awkit_case=$case_ awkit_cuts=$cuts awkit_seed=${AWKIT_SEED:-} awkit_only=${AWKIT_BENCH_ONLY:-} awkit_profile=${AWKIT_BENCH_PROFILE:-cpu,disk} awkit_slow=$slow $extra" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$root,mount_tag=awsrc,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$out,mount_tag=awout,security_model=none" \
@@ -98,9 +98,12 @@ for k in $kvers; do
 		break
 	done
 	secs=$(( $(date +%s) - start ))
-	if [ "$mode" = bench ] && [ -s "$out/bench.txt" ]; then
-		sh "$root/tests/bench/report.sh" "$out" "$k" "$case_" "$root/build/bench" ||
-			echo "!! kernel $k: the benchmark report failed"
+	if [ "$mode" = bench ]; then
+		for prof in cpu disk; do
+			[ -s "$out/bench-$prof.txt" ] || continue
+			sh "$root/tests/bench/report.sh" "$out" "$k" "$case_" "$root/build/bench" $prof ||
+				echo "!! kernel $k: the benchmark report ($prof) failed"
+		done
 	fi
 	if ! $checkish; then
 		grep -q 'AWKIT-GUEST-DONE' "$out/console.log" ||

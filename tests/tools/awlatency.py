@@ -80,10 +80,10 @@ def ctl(name, val):
 def cut_in_flight(sg, lat, kind):
     """
     A child sends one command; the parent cuts the power as soon as the
-    disk has done its media work (its counter moved). When the cut comes
-    sooner after the last poll that saw no command than the latency, the
-    command was on its timer at the cut, and must fail. Returns None when a
-    slow machine made the try inconclusive.
+    disk has done its media work (its counter moved). When the cut is done
+    sooner than the latency after the poll that first saw the command
+    began, the command was on its timer at the cut, and must fail. Returns
+    None when a slow machine made the try inconclusive.
     """
     name = {"write": "writes", "atomic": "atomic_writes",
             "sync": "flushes"}[kind]
@@ -99,17 +99,20 @@ def cut_in_flight(sg, lat, kind):
         else:
             r = sync(fd)
         os._exit(0 if r.good else 3)
-    last_none = time.monotonic_ns()
-    deadline = last_none + 30 * 10**9
-    while counter(name) == before:
-        last_none = time.monotonic_ns()
-        if last_none > deadline:
+    deadline = time.monotonic_ns() + 30 * 10**9
+    while True:
+        # The command arrived after t0 when this read is the first to see
+        # it, so its timer fires after t0 + lat.
+        t0 = time.monotonic_ns()
+        if counter(name) != before:
+            break
+        if t0 > deadline:
             raise SystemExit("the %s never reached the disk" % kind)
-    t_cut = time.monotonic_ns()
     ctl("powered", "0")
+    t_cut = time.monotonic_ns()
     _, status = os.waitpid(pid, 0)
     ctl("powered", "1")
-    if t_cut - last_none >= lat * 3 // 4:
+    if t_cut - t0 >= lat:
         return None
     return os.waitstatus_to_exitcode(status)
 
