@@ -358,6 +358,7 @@ for t in 1 4 16; do
 done
 $AWCTL remove $dev
 aw_nvmet_unexport
+aw_unload awscsi
 fi
 
 if [ -z "$only" ] || [ "$only" = sw ]; then
