@@ -512,7 +512,18 @@ for prof in $(echo "${AWKIT_BENCH_PROFILE:-cpu,disk}" | tr ',' ' '); do
 	esac
 	profile_files $prof
 	echo "=== profile $prof"
-	profile_$prof
+	# A row that fails ends its profile (a subshell), not the others.
+	( profile_$prof ) || {
+		echo "!! profile $prof stopped early (rows above are complete)"
+		failed=1
+		umount /tmp/bm /tmp/bl 2>/dev/null
+		for d in /sys/block/awblk*; do
+			[ -e "$d" ] && $AWCTL remove /dev/${d##*/}
+		done
+		aw_nvmet_unexport
+		aw_unload awfs awscsi brd
+	}
 	summary $prof
 done
 aw_cleanup
+exit ${failed:-0}
