@@ -24,12 +24,6 @@
  * A plain write over the target of a record that is not checkpointed yet
  * would be undone by a replay after a crash, so it checkpoints first.
  *
- * A flush from above must make durable what completed before it. Atomic
- * writes are durable when they complete (their records are), so only plain
- * writes need the lower device's flush: a flush from above completes at
- * once when no plain write has completed since the last successful lower
- * flush began. An atomic write with PREFLUSH sends its record with one.
- *
  * On attach, recovery replays the records above the checkpoint whose
  * checksums verify, in seq order, flushes, and advances the checkpoint.
  */
@@ -105,12 +99,8 @@ struct awsw {
 	struct bio_set bs;		/* clones of plain bios */
 	char name[BDEVNAME_SIZE];
 
-	atomic64_t plain_done;		/* plain writes completed */
-	atomic64_t flushed;	/* most plain_done a successful flush covered */
-
 	/* counters for sysfs */
 	atomic64_t records, commits, checkpoints, journal_full, plain_ckpt;
-	atomic64_t flushes_elided;
 	u64 replayed, discarded, stale;
 };
 
@@ -319,28 +309,6 @@ static int awsw_write_sb(struct awsw *s, u64 ckpt)
 
 /* ---- checkpoints ---- */
 
-/* A lower flush that began when plain_done was @mark has completed. */
-static void awsw_flushed(struct awsw *s, s64 mark)
-{
-	s64 old = atomic64_read(&s->flushed);
-
-	while (old < mark && !atomic64_try_cmpxchg(&s->flushed, &old, mark))
-		;
-}
-
-/* Flush the lower device; what it covers is known when it succeeds. */
-static int awsw_flush_lower(struct awsw *s)
-{
-	s64 mark = atomic64_read(&s->plain_done);
-	int ret;
-
-	smp_mb();	/* the sample, then the flush: never a later count */
-	ret = blkdev_issue_flush(s->bdev);
-	if (!ret)
-		awsw_flushed(s, mark);
-	return ret;
-}
-
 /*
  * Every record is in place (nothing is reserved while draining, and the
  * last in-place write has completed): make that durable and say so in the
@@ -356,7 +324,7 @@ static int awsw_checkpoint(struct awsw *s)
 	seq = s->seq;
 	spin_unlock_irq(&s->lock);
 	if (seq != s->ckpt_seq) {
-		ret = awsw_flush_lower(s);
+		ret = blkdev_issue_flush(s->bdev);
 		if (!ret)
 			ret = awsw_write_sb(s, seq);
 		if (ret) {
@@ -412,13 +380,14 @@ static void awsw_unreserve(struct awsw *s, struct awsw_io *io)
 	spin_unlock_irqrestore(&s->lock, flags);
 }
 
-/* Complete @io's bio from above and let @io go. */
-static void awsw_io_end(struct awsw_io *io, blk_status_t status)
+static void awsw_io_done(struct awsw_io *io, blk_status_t status)
 {
 	struct awsw *s = io->s;
 	struct bio *bio = io->bio;
 	unsigned long flags;
 
+	awsw_unreserve(s, io);
+	awsw_range_unlock(s, &io->range);
 	mempool_free(io, s->pool);
 	if (status)
 		bio->bi_status = status;
@@ -431,13 +400,6 @@ static void awsw_io_end(struct awsw_io *io, blk_status_t status)
 	if (atomic_dec_and_test(&s->inflight))
 		wake_up_locked(&s->idle_wait);
 	spin_unlock_irqrestore(&s->idle_wait.lock, flags);
-}
-
-static void awsw_io_done(struct awsw_io *io, blk_status_t status)
-{
-	awsw_unreserve(io->s, io);
-	awsw_range_unlock(io->s, &io->range);
-	awsw_io_end(io, status);
 }
 
 /*
@@ -675,7 +637,7 @@ static void awsw_commit_batch(struct awsw *s, struct list_head *batch)
 	int ret = -EIO;
 
 	if (!READ_ONCE(s->failed)) {
-		ret = awsw_flush_lower(s);
+		ret = blkdev_issue_flush(s->bdev);
 		atomic64_inc(&s->commits);
 		if (ret)
 			awsw_fail(s, "a journal flush", ret);
@@ -835,42 +797,7 @@ static void awsw_plain_endio(struct bio *c)
 	blk_status_t st = c->bi_status;
 
 	bio_put(c);
-	/* Counted before anyone above can see it complete and flush. */
-	if (op_is_write(bio_op(io->bio))) {
-		atomic64_inc(&io->s->plain_done);
-		smp_mb__after_atomic();
-	}
 	awsw_io_done(io, st);
-}
-
-static void awsw_flush_endio(struct bio *c)
-{
-	struct awsw_io *io = c->bi_private;
-	blk_status_t st = c->bi_status;
-
-	bio_put(c);
-	if (!st)
-		awsw_flushed(io->s, io->seq);
-	awsw_io_end(io, st);
-}
-
-/* An empty flush from above: down only if a plain write needs it. */
-static void awsw_flush(struct awsw *s, struct bio *bio)
-{
-	struct awsw_io *io;
-
-	smp_mb();	/* pairs with the one after plain_done's increment */
-	if (atomic64_read(&s->plain_done) == atomic64_read(&s->flushed)) {
-		atomic64_inc(&s->flushes_elided);
-		bio_endio(bio);
-		return;
-	}
-	io = awsw_new_io(s, bio, false);
-	if (!io)
-		return;
-	io->seq = atomic64_read(&s->plain_done);
-	smp_mb();	/* the sample, then the flush */
-	submit_bio_noacct(awsw_clone_down(io, &s->bs, awsw_flush_endio));
 }
 
 static void awsw_plain_go(struct awsw_io *io)
@@ -933,10 +860,7 @@ static void awsw_submit_plain(void *priv, struct bio *bio)
 
 	/* A flush has no range, and every record is durable already. */
 	if (!bio_sectors(bio) && !READ_ONCE(s->failed)) {
-		if (op_is_flush(bio->bi_opf))
-			awsw_flush(s, bio);
-		else
-			submit_bio_noacct(bio);
+		submit_bio_noacct(bio);
 		return;
 	}
 	io = awsw_new_io(s, bio, false);
@@ -1166,11 +1090,6 @@ static int awsw_probe(struct block_device *bdev,
 	INIT_WORK(&s->commit_work, awsw_commit_work);
 	mutex_init(&s->commit_lock);
 	INIT_LIST_HEAD(&s->plain);
-	/*
-	 * Writes from before this attach may sit in the lower device's cache:
-	 * the first flush from above goes down whatever happened here.
-	 */
-	atomic64_set(&s->plain_done, 1);
 	ret = bioset_init(&s->bs, BIO_POOL_SIZE, 0, BIOSET_NEED_RESCUER);
 	if (ret)
 		goto free_early;
@@ -1233,13 +1152,12 @@ static int awsw_stats(void *priv, char *buf)
 	struct awsw *s = priv;
 
 	return sysfs_emit(buf,
-		"replayed %llu\ndiscarded %llu\nstale %llu\nrecords %lld\ncommits %lld\ncheckpoints %lld\njournal_full %lld\nplain_checkpoints %lld\nflushes_elided %lld\nfailed %d\n",
+		"replayed %llu\ndiscarded %llu\nstale %llu\nrecords %lld\ncommits %lld\ncheckpoints %lld\njournal_full %lld\nplain_checkpoints %lld\nfailed %d\n",
 		s->replayed, s->discarded, s->stale,
 		atomic64_read(&s->records), atomic64_read(&s->commits),
 		atomic64_read(&s->checkpoints),
 		atomic64_read(&s->journal_full),
-		atomic64_read(&s->plain_ckpt),
-		atomic64_read(&s->flushes_elided), READ_ONCE(s->failed));
+		atomic64_read(&s->plain_ckpt), READ_ONCE(s->failed));
 }
 
 static struct awblk_engine awsw_engine = {

@@ -4,8 +4,7 @@
 # do racing plain writes); recovery never undoes a later plain write; a full
 # journal makes writers wait, not fail (fio verifies the data, untorn mode);
 # a lower device that fails stops the engine until it is attached again,
-# which recovers; a flush reaches the disk when plain writes need it; on
-# 6.12 statx and RWF_ATOMIC work on the device.
+# which recovers; on 6.12 statx and RWF_ATOMIC work on the device.
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
 AWCTL=$AWKIT_ROOT/build/tools/awctl
 CTL=/sys/devices/awscsi
@@ -74,50 +73,6 @@ echo "ok: atomic writes of $um bytes come back whole from their records ($(stat 
 $AWCTL remove $dev || fail remove
 $AWCTL format /dev/$disk --force >/dev/null || fail "format again"
 dev=$($AWCTL create /dev/$disk) || fail "create"
-
-# 2c. Flushes from above. Plain writes, then an atomic write: its group
-# commit flushes the disk, so an fdatasync after it has nothing to do and is
-# answered at once. More plain writes: the next fdatasync reaches the disk.
-# A power cut then keeps all of them.
-n=${dev#/dev/}
-dflush() { aw_sum_stat $CTL/stats flushes; }
-fsync_dev() { python3 -c "import os, sys; os.fdatasync(os.open(sys.argv[1], os.O_RDWR))" $dev; }
-bytes() { od -An -v -tx1 | tr -s ' ' '\n' | sort -u | tr -d '\n'; }
-plain() { # FIRST-BLOCK: 64 plain 4 KiB writes of 0xd7, every other block
-	for i in $(seq 0 63); do
-		dd if=/tmp/blk of=$dev bs=4k seek=$(($1 + 2 * i)) oflag=direct conv=notrunc status=none ||
-			fail "plain write $i at block $1"
-	done
-}
-python3 -c "import sys; sys.stdout.buffer.write(b'\xd7' * 4096)" >/tmp/blk
-f0=$(dflush)
-fsync_dev || fail "fdatasync after attach"
-[ "$(dflush)" -gt "$f0" ] || fail "the first flush after attach did not reach the disk"
-plain 1024
-$AWCTL write $dev --offset 8m --length 64k --atomic --pattern 0xe3 >/dev/null || fail "atomic write"
-f0=$(dflush) e0=$(stat flushes_elided)
-fsync_dev || fail "fdatasync after an atomic write"
-[ "$(stat flushes_elided)" -gt "$e0" ] || fail "the flush after the atomic write's group commit went to the disk"
-[ "$(dflush)" = "$f0" ] || fail "the disk saw a flush that had nothing to do"
-plain 3072
-f0=$(dflush) e0=$(stat flushes_elided)
-fsync_dev || fail "fdatasync after plain writes"
-[ "$(dflush)" -gt "$f0" ] || fail "the flush after plain writes did not reach the disk"
-[ "$(stat flushes_elided)" = "$e0" ] || fail "the flush after plain writes was answered without the disk"
-echo 0 >$CTL/powered
-$AWCTL remove $dev || fail "remove while the power is off"
-echo 1 >$CTL/powered
-dev=$($AWCTL create /dev/$disk) || fail "attach after the cut"
-n=${dev#/dev/}
-for b in 1024 3072; do
-	for i in $(seq 0 63); do
-		got=$(dd if=$dev bs=4k skip=$((b + 2 * i)) count=1 iflag=direct status=none | bytes)
-		[ "$got" = d7 ] || fail "plain block $((b + 2 * i)) lost after a flush: '$got'"
-	done
-done
-got=$(dd if=$dev bs=64k skip=128 count=1 iflag=direct status=none | bytes)
-[ "$got" = e3 ] || fail "the atomic write holds '$got' after the cut"
-echo "ok: flushes reach the disk when plain writes need them, not after a group commit"
 
 # 3. A journal full under load: writers wait for checkpoints, nothing fails.
 $AWCTL remove $dev || fail remove
