@@ -243,6 +243,36 @@ direct:
 }
 
 /*
+ * A run of several units must still go down as one bio that the lower
+ * device never splits: the limits assume whole pages between the two ends,
+ * and a bio from above may be built of smaller pieces (O_DIRECT iovecs). Such
+ * a run goes as one unit at a time, as before.
+ */
+static u64 awblk_untorn_fit(struct awblk_dev *d, struct bio *bio, u64 run)
+{
+	struct request_queue *q = bdev_get_queue(d->lower.bdev);
+	struct bvec_iter it;
+	struct bio_vec bv;
+	unsigned int segs = 0;
+	u64 bytes = 0;
+
+	if (run == d->untorn)
+		return run;
+	bio_for_each_segment(bv, bio, it) {
+		if ((segs && bv.bv_offset) ||
+		    bv.bv_len > queue_max_segment_size(q) ||
+		    ++segs > queue_max_segments(q))
+			return d->untorn;
+		bytes += bv.bv_len;
+		if (bytes >= run)
+			break;
+		if (bv.bv_offset + bv.bv_len != PAGE_SIZE)
+			return d->untorn;
+	}
+	return run;
+}
+
+/*
  * Untorn mode: split the write exactly at unit boundaries; each whole,
  * aligned unit goes to the engine as one atomic write, partial units go down
  * as normal writes. One split per call, the rest resubmitted (it comes back
@@ -256,6 +286,12 @@ static void awblk_submit_untorn(struct awblk_dev *d, struct bio *bio)
 	u64 off = (u64)bio->bi_iter.bi_sector << 9;
 	u64 piece = awblk_untorn_piece(off, bio->bi_iter.bi_size, unit);
 
+	if (piece == unit && !(off % unit))
+		piece = awblk_untorn_fit(d, bio,
+					 awblk_untorn_run(&d->lim, off,
+							  bio->bi_iter.bi_size,
+							  unit));
+
 	if (piece < bio->bi_iter.bi_size) {
 		struct bio *split = bio_split(bio, piece >> 9, GFP_NOIO, &d->bs);
 
@@ -267,8 +303,8 @@ static void awblk_submit_untorn(struct awblk_dev *d, struct bio *bio)
 		submit_bio_noacct(bio);
 		bio = split;
 	}
-	if (piece == unit && !(off % unit)) {
-		atomic64_inc(&d->untorn_units);
+	if (piece >= unit && !(off % unit)) {
+		atomic64_add(div64_u64(piece, unit), &d->untorn_units);
 		awblk_remap_atomic(d, bio);
 	} else {
 		awblk_submit_piece(d, bio);

@@ -108,3 +108,22 @@ u64 awblk_untorn_piece(u64 off, u64 len, u64 unit)
 {
 	return min(unit - off % unit, len);
 }
+
+/*
+ * The largest run of whole units at @off (aligned to @unit, @len bytes left)
+ * that one atomic write under @lim can carry: a power of two aligned to its
+ * size, within unit_max, max_bytes and one boundary. Each unit of a larger
+ * atomic write is untorn too, and one command costs one round trip where a
+ * command per unit costs one each. @unit when nothing larger fits.
+ */
+u64 awblk_untorn_run(const struct aw_atomic_limits *lim, u64 off, u64 len,
+		     u64 unit)
+{
+	u64 run = unit, max = min_t(u64, lim->unit_max, lim->max_bytes);
+
+	if (lim->boundary)
+		max = min_t(u64, max, lim->boundary);
+	while (run * 2 <= max && run * 2 <= len && !(off % (run * 2)))
+		run *= 2;
+	return run;
+}

@@ -42,5 +42,7 @@ enum awblk_reject awblk_check_write(const struct aw_atomic_limits *lim, u64 size
 int awblk_reject_errno(enum awblk_reject r);
 bool awblk_untorn_ok(const struct aw_atomic_limits *lim, u64 unit);
 u64 awblk_untorn_piece(u64 off, u64 len, u64 unit);
+u64 awblk_untorn_run(const struct aw_atomic_limits *lim, u64 off, u64 len,
+		     u64 unit);
 
 #endif /* AWBLK_LOGIC_H */

@@ -284,6 +284,28 @@ static void test_untorn(void)
 	CHECK_EQ(awblk_untorn_piece(4096, 8192, 16384), 8192);
 	CHECK_EQ(awblk_untorn_piece(4096, 12288, 16384), 12288);
 	CHECK_EQ(awblk_untorn_piece(~0ULL - 4095, 1 * MiB, 4096), 4096);
+
+	/* Runs of whole units: powers of two aligned to their size. */
+	CHECK_EQ(awblk_untorn_run(&l, 0, 1 * MiB, 16384), 65536);
+	CHECK_EQ(awblk_untorn_run(&l, 0, 65536, 16384), 65536);
+	CHECK_EQ(awblk_untorn_run(&l, 0, 65535, 16384), 32768);
+	CHECK_EQ(awblk_untorn_run(&l, 0, 49152, 16384), 32768);
+	CHECK_EQ(awblk_untorn_run(&l, 16384, 65536, 16384), 16384);
+	CHECK_EQ(awblk_untorn_run(&l, 32768, 65536, 16384), 32768);
+	CHECK_EQ(awblk_untorn_run(&l, 0, 16384, 16384), 16384);
+	CHECK_EQ(awblk_untorn_run(&l, 0, 1 * MiB, 65536), 65536);
+	/* unit_max, max_bytes and the boundary each cap a run. */
+	l = lim(4096, 32768, 65536, 0);
+	CHECK_EQ(awblk_untorn_run(&l, 0, 1 * MiB, 4096), 32768);
+	l = lim(4096, 65536, 65536, 0);
+	l.max_bytes = 16384;
+	CHECK_EQ(awblk_untorn_run(&l, 0, 1 * MiB, 4096), 16384);
+	l = lim(4096, 65536, 65536, 32768);
+	CHECK_EQ(awblk_untorn_run(&l, 0, 1 * MiB, 4096), 32768);
+	CHECK_EQ(awblk_untorn_run(&l, 0, 1 * MiB, 32768), 32768);
+	/* Near the top of the range: no overflow. */
+	l = lim(4096, 65536, 65536, 0);
+	CHECK_EQ(awblk_untorn_run(&l, ~0ULL - 65535, 65536, 4096), 65536);
 }
 
 /* A Block Limits page with the atomic fields, in logical blocks. */
