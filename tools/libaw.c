@@ -188,6 +188,27 @@ static ssize_t pwrite_ioctl(int fd, const void *buf, size_t len, off_t off,
 }
 
 /*
+ * A durable write to a block device through pwritev2() is a FUA write and
+ * then a cache flush of the whole device (the fsync that O_DSYNC implies).
+ * The ioctl's FUA write alone is as durable: on an awblk device, a durable
+ * atomic write goes that way and skips the flush. -1 with EOPNOTSUPP when
+ * that does not apply.
+ */
+static ssize_t pwrite_durable(int fd, const void *buf, size_t len, off_t off,
+			      unsigned int flags)
+{
+	struct stat st;
+
+	if (!(flags & (AW_WRITE_DSYNC | AW_WRITE_SYNC)) ||
+	    fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode)) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return pwrite_ioctl(fd, buf, len, off, flags);
+}
+
+/*
+ * A durable write to an awblk device is its ioctl (above). Otherwise
  * RWF_ATOMIC first: it is the kernel's own path (6.11+) and the cheapest.
  * The kernel refuses it with EOPNOTSUPP when it has no such flag (6.1) or
  * the file cannot take it (no O_DIRECT, no atomic support): then an awblk
@@ -205,6 +226,10 @@ AW_API ssize_t aw_pwrite_atomic(int fd, const void *buf, size_t len, off_t off,
 		errno = EINVAL;
 		return -1;
 	}
+	r = pwrite_durable(fd, buf, len, off, flags);
+	if (r >= 0 || errno != EOPNOTSUPP)
+		return r;
+	errno = saved;
 	if (flags & AW_WRITE_DSYNC)
 		rwf |= RWF_DSYNC;
 	if (flags & AW_WRITE_SYNC)

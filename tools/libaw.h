@@ -41,7 +41,9 @@ AW_API int aw_limits(int fd, struct aw_limits *lim);
  * of two within [unit_min, unit_max], off aligned to len and buf aligned for
  * direct I/O); on an awblk device that refuses it with EOPNOTSUPP (older
  * kernels, no O_DIRECT) it is AW_IOC_ATOMIC_WRITE, which has the same rules
- * but no O_DIRECT or buffer alignment requirement.
+ * but no O_DIRECT or buffer alignment requirement. A durable write
+ * (AW_WRITE_DSYNC or AW_WRITE_SYNC) to an awblk device is always the ioctl:
+ * one FUA write, without the cache flush that pwritev2() adds after it.
  */
 AW_API ssize_t aw_pwrite_atomic(int fd, const void *buf, size_t len, off_t off,
 				unsigned int flags);

@@ -7,10 +7,12 @@
  * the one before, so no thread waits for one:
  *   1. it takes its range exclusively (reads and writes that overlap wait);
  *   2. in the submitter's context it checksums its data, gets a seq and a
- *      place in the journal, and sends its record there;
+ *      place in the journal, and sends its record there, with FUA where the
+ *      lower device has it;
  *   3. when the record is written, it joins the commit worker's next batch:
- *      one flush for the whole batch (group commit) makes the records
- *      durable, then the worker sends each write in place;
+ *      records written without FUA are made durable by one flush for the
+ *      whole batch (group commit), then the worker sends each write in
+ *      place;
  *   4. it is acknowledged when its in-place write completes.
  * So an acknowledged atomic write is durable (its record is), with or
  * without FUA, and a power cut at any point leaves either the old data, or
@@ -116,6 +118,7 @@ struct awsw_io {
 	atomic_t jleft;			/* journal bios not yet completed */
 	int jerr;
 	bool atomic, reserved;
+	bool fua;			/* the record was written with FUA */
 	u32 dcrc;
 	u64 seq, pos;
 };
@@ -546,11 +549,17 @@ static void awsw_write_record(struct awsw *s, struct awsw_io *io)
 	/*
 	 * PREFLUSH: what completed before this write is durable before it is.
 	 * Its record is what recovery would bring back, so it carries it.
+	 * FUA: a device with FUA makes one record durable without a flush of
+	 * its whole cache, so the record need not wait for the batch's flush.
 	 */
 	blk_opf_t opf = REQ_OP_WRITE | REQ_SYNC |
 			(io->bio->bi_opf & REQ_PREFLUSH);
 	struct bio *h, *d = NULL;
 	u8 *hdr;
+
+	io->fua = bdev_fua(s->bdev);
+	if (io->fua)
+		opf |= REQ_FUA;
 
 	hdr = mempool_alloc(s->hdr_pool, GFP_NOIO);
 	io->hdr = hdr;
@@ -626,9 +635,20 @@ static void awsw_inplace_endio(struct bio *c)
 	awsw_io_done(io, st);
 }
 
+/* Is a record of @batch not durable yet (written without FUA)? */
+static bool awsw_batch_needs_flush(struct list_head *batch)
+{
+	struct awsw_io *io;
+
+	list_for_each_entry(io, batch, deferred)
+		if (!io->fua)
+			return true;
+	return false;
+}
+
 /*
- * One flush makes every record of @batch durable (group commit); then each
- * is written in place, no FUA needed.
+ * One flush makes every record of @batch durable (group commit), unless
+ * each is already (FUA); then each is written in place, no FUA needed.
  */
 static void awsw_commit_batch(struct awsw *s, struct list_head *batch)
 {
@@ -637,8 +657,11 @@ static void awsw_commit_batch(struct awsw *s, struct list_head *batch)
 	int ret = -EIO;
 
 	if (!READ_ONCE(s->failed)) {
-		ret = blkdev_issue_flush(s->bdev);
-		atomic64_inc(&s->commits);
+		ret = 0;
+		if (awsw_batch_needs_flush(batch)) {
+			ret = blkdev_issue_flush(s->bdev);
+			atomic64_inc(&s->commits);
+		}
 		if (ret)
 			awsw_fail(s, "a journal flush", ret);
 	}

@@ -361,7 +361,7 @@ aw_nvmet_unexport
 aw_unload awscsi
 fi
 
-if [ -z "$only" ] || [ "$only" = sw ]; then
+if want sw; then
 echo "== the software engine on a RAM disk without a write cache (brd)"
 # Flushes are free here: doublewrite's fdatasyncs cost nothing, and what is
 # left is the cost of writing every page twice (and, for the journal, a
@@ -379,7 +379,7 @@ aw_unload awscsi
 
 fi
 
-if [ -z "$only" ] || [ "$only" = awfs ]; then
+if want awfs; then
 	awfs_row 16384 4 0.70 write_cache=1
 fi
 }
@@ -462,7 +462,7 @@ profile_disk() {
 	aw_unload awscsi
 	fi
 
-	if [ -z "$only" ] || [ "$only" = sw ]; then
+	if want sw; then
 	echo "== disk: the software engine over the awscsi disk (no atomic support)"
 	bench_disk 256 $P $M
 	$AWCTL format /dev/$a --force >/dev/null || exit 1
@@ -482,7 +482,7 @@ profile_disk() {
 	aw_unload awscsi
 	fi
 
-	if [ -z "$only" ] || [ "$only" = awfs ]; then
+	if want awfs; then
 		# 8 KiB atomic units: 8 KiB physical blocks and granularity.
 		awfs_row 8192 16 0.90 $M physblk_exp=4 atomic_wr_align=16 atomic_wr_gran=16
 	fi
@@ -503,8 +503,9 @@ aw_load_awnvme || exit 1
 modprobe dm_mod
 P="dev_size_mb=256 physblk_exp=5"
 A="atomic_wr=1 atomic_wr_max_length=128 atomic_wr_align=32 atomic_wr_gran=32"
-# AWKIT_BENCH_ONLY=sw or awfs (set in the guest): those rows alone.
+# AWKIT_BENCH_ONLY=sw, awfs or sw,awfs (set in the guest): those rows alone.
 only=${AWKIT_BENCH_ONLY:-}
+want() { [ -z "$only" ] || case ",$only," in *",$1,"*) true ;; *) false ;; esac; }
 for prof in $(echo "${AWKIT_BENCH_PROFILE:-cpu,disk}" | tr ',' ' '); do
 	case $prof in
 	cpu|disk) ;;
@@ -514,7 +515,8 @@ for prof in $(echo "${AWKIT_BENCH_PROFILE:-cpu,disk}" | tr ',' ' '); do
 	echo "=== profile $prof"
 	# A row that fails ends its profile (a subshell), not the others.
 	( profile_$prof ) || {
-		echo "!! profile $prof stopped early (rows above are complete)"
+		echo "!! profile $prof stopped early (rows above are complete); the kernel log's end:"
+		dmesg | tail -n 30
 		failed=1
 		umount /tmp/bm /tmp/bl 2>/dev/null
 		for d in /sys/block/awblk*; do

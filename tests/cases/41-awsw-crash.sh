@@ -7,7 +7,9 @@
 # torn, no acknowledged write lost (acknowledged is durable for this
 # engine). The same run with plain O_DIRECT writes must find torn units
 # (the test has teeth), and a mixed run, plain and atomic writes on the same
-# units, must lose no durable write. AW_CRASH_CUTS (make crash) sets the
+# units, must lose no durable write. Records go with FUA where the disk has
+# it, else one flush per batch makes them durable: both are cut, and the
+# counters show which was used. AW_CRASH_CUTS (make crash) sets the
 # number of cuts of the atomic run; AWKIT_SEED its seed.
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
 aw_sw_crash_setup
@@ -45,6 +47,34 @@ case "$out" in
 *) fail "durable writes lost with plain and atomic writes mixed: $out" ;;
 esac
 echo "ok: mixed plain and atomic writes, no durable write lost"
-echo "ok: $(cat $CTL/cuts) power cuts in all, seed $seed"
+# stat NAME: the engine counter of $dev.
+stat() { sed -n "s/^$1 //p" /sys/block/${dev#/dev/}/awblk/engine_stats; }
+# With FUA on the disk each record is durable by itself: no batch flushes.
+r0=$(stat records) c0=$(stat commits)
+$AWCTL write $dev --offset 65536 --length 16384 --atomic --dsync --pattern 7 || fail "awctl write"
+[ "$(stat records)" -gt "$r0" ] && [ "$(stat commits)" = "$c0" ] ||
+	fail "FUA disk: records $r0 -> $(stat records), flushes $c0 -> $(stat commits): want a record and no flush"
+echo "ok: with FUA, a record needs no flush of the cache"
+cuts0=$(cat $CTL/cuts)
+# The same cuts on a disk without FUA: records wait for their batch's flush.
+$AWCTL remove $dev || fail "remove"
+aw_unload awscsi || fail "unload awscsi"
+aw_insmod awscsi dev_size_mb=24 write_cache=1 atomic_wr=0 fua=0 || fail "insmod fua=0"
+disk=$(aw_disks awscsi) || fail "no disk"
+R="sh $AWKIT_ROOT/tests/qemu/awsw-attach.sh /dev/$disk"
+[ "$(cat /sys/block/$disk/queue/fua)" = 0 ] || fail "awscsi fua=0 still reports FUA"
+aw_sw_format /dev/$disk || fail "format"
+dev=$($AWCTL create /dev/$disk) || fail "create"
+r0=$(stat records) c0=$(stat commits)
+$AWCTL write $dev --offset 65536 --length 16384 --atomic --dsync --pattern 7 || fail "awctl write"
+[ "$(stat records)" -gt "$r0" ] && [ "$(stat commits)" -gt "$c0" ] ||
+	fail "no FUA: records $r0 -> $(stat records), flushes $c0 -> $(stat commits): want a record and a flush"
+run 20 journal
+case "$out" in
+*" torn=0 lost=0 "*) ;;
+*) fail "without FUA: atomic writes torn or lost across power cuts: $out" ;;
+esac
+echo "ok: without FUA on the disk, 20 power cuts, no atomic write torn or lost"
+echo "ok: $((cuts0 + $(cat $CTL/cuts))) power cuts in all, seed $seed"
 dmesg | grep -c 'awsw.*recovery:' | sed 's/^/recovery log lines: /'
 aw_cleanup || fail cleanup
