@@ -244,9 +244,10 @@ direct:
 
 /*
  * A run of several units must still go down as one bio that the lower
- * device never splits: the limits assume whole pages between the two ends,
- * and a bio from above may be built of smaller pieces (O_DIRECT iovecs). Such
- * a run goes as one unit at a time, as before.
+ * device never splits: within its max_sectors (which a plain write to it
+ * obeys), and with whole pages between the two ends, as the limits assume; a
+ * bio from above may be built of smaller pieces (O_DIRECT iovecs). Such a
+ * run goes as one unit at a time.
  */
 static u64 awblk_untorn_fit(struct awblk_dev *d, struct bio *bio, u64 run)
 {
@@ -256,8 +257,11 @@ static u64 awblk_untorn_fit(struct awblk_dev *d, struct bio *bio, u64 run)
 	unsigned int segs = 0;
 	u64 bytes = 0;
 
-	if (run == d->untorn)
-		return run;
+	/* An engine without REQ_ATOMIC below gets split at max_sectors. */
+	run = min_t(u64, run, rounddown_pow_of_two((u64)queue_max_sectors(q) <<
+						   SECTOR_SHIFT));
+	if (run <= d->untorn)
+		return d->untorn;
 	bio_for_each_segment(bv, bio, it) {
 		if ((segs && bv.bv_offset) ||
 		    bv.bv_len > queue_max_segment_size(q) ||

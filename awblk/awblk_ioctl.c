@@ -169,6 +169,13 @@ int awblk_ioctl(struct block_device *bdev, blk_mode_t mode,
 	void __user *argp = (void __user *)arg;
 	struct aw_limits l;
 
+	/*
+	 * Offsets, sizes and limits are the whole device's: a partition
+	 * answers none of it (RWF_ATOMIC works there, remapped by the block
+	 * layer).
+	 */
+	if (bdev_is_partition(bdev))
+		return -ENOTTY;
 	switch (cmd) {
 	case AW_IOC_GET_LIMITS:
 		awblk_get_limits(d, &l);

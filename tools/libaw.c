@@ -64,6 +64,35 @@ static int not_awblk(int err)
 }
 
 /*
+ * AW_IOC_GET_LIMITS into lim, from an awblk device itself or an awfs file:
+ * 0, or -1 with errno (ENOTTY: neither). Only regular files and block
+ * devices are asked. A block device must be the size awblk says: device-
+ * mapper hands ioctls it does not know to the device below, so a volume on
+ * part of an awblk device would answer for all of it, at its offsets.
+ */
+static int get_limits(int fd, struct aw_limits *lim)
+{
+	uint64_t size;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -1;
+	if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode)) {
+		errno = ENOTTY;
+		return -1;
+	}
+	if (ioctl(fd, AW_IOC_GET_LIMITS, lim) < 0)
+		return -1;
+	if (S_ISBLK(st.st_mode) &&
+	    (ioctl(fd, BLKGETSIZE64, &size) < 0 || size != lim->size)) {
+		memset(lim, 0, sizeof(*lim));
+		errno = ENOTTY;
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Read a number from the queue directory of block device dev in sysfs; a
  * partition has none of its own and uses its disk's. Returns 0 when absent.
  */
@@ -150,7 +179,7 @@ AW_API int aw_limits(int fd, struct aw_limits *lim)
 		return -1;
 	}
 	memset(lim, 0, sizeof(*lim));
-	if (ioctl(fd, AW_IOC_GET_LIMITS, lim) == 0)
+	if (get_limits(fd, lim) == 0)
 		return 0;
 	if (!not_awblk(errno))
 		return -1;
@@ -172,7 +201,7 @@ static ssize_t pwrite_ioctl(int fd, const void *buf, size_t len, off_t off,
 	struct aw_atomic_write w;
 	struct aw_limits lim;
 
-	if (ioctl(fd, AW_IOC_GET_LIMITS, &lim) < 0) {
+	if (get_limits(fd, &lim) < 0) {
 		if (not_awblk(errno))
 			errno = EOPNOTSUPP;
 		return -1;
@@ -190,7 +219,8 @@ static ssize_t pwrite_ioctl(int fd, const void *buf, size_t len, off_t off,
 /*
  * A durable write to a block device through pwritev2() is a FUA write and
  * then a cache flush of the whole device (the fsync that O_DSYNC implies).
- * The ioctl's FUA write alone is as durable: on an awblk device, a durable
+ * The ioctl's FUA write alone makes this write as durable (what RWF_DSYNC
+ * promises; earlier writes need fdatasync): on an awblk device, a durable
  * atomic write goes that way and skips the flush. -1 with EOPNOTSUPP when
  * that does not apply.
  */

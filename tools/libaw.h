@@ -43,7 +43,12 @@ AW_API int aw_limits(int fd, struct aw_limits *lim);
  * kernels, no O_DIRECT) it is AW_IOC_ATOMIC_WRITE, which has the same rules
  * but no O_DIRECT or buffer alignment requirement. A durable write
  * (AW_WRITE_DSYNC or AW_WRITE_SYNC) to an awblk device is always the ioctl:
- * one FUA write, without the cache flush that pwritev2() adds after it.
+ * one FUA write, without the cache flush that pwritev2() adds after it. It
+ * makes this write durable; writes made earlier without DSYNC need
+ * fdatasync() to be (pwritev2 on a block device would flush them too).
+ * awkit's ioctls are sent only to awblk devices themselves (not to their
+ * partitions or to a device-mapper volume over part of one) and to regular
+ * files.
  */
 AW_API ssize_t aw_pwrite_atomic(int fd, const void *buf, size_t len, off_t off,
 				unsigned int flags);

@@ -33,6 +33,38 @@ struct scsi_eng {
 	struct bio_set bs;	/* passthrough bios (6.1) */
 };
 
+#if AW_NATIVE_ATOMIC
+/*
+ * sd takes a REQ_ATOMIC bio only within the limits it derived itself (it
+ * may have dropped or reduced them, as for protection information): never
+ * promise more, or the writes, untorn writeback too, would fail.
+ */
+static void scsi_eng_fit_sd(struct block_device *lower,
+			    struct aw_atomic_limits *l)
+{
+	struct request_queue *q = bdev_get_queue(lower);
+	u32 umin = queue_atomic_write_unit_min_bytes(q);
+	u32 umax = queue_atomic_write_unit_max_bytes(q);
+	u32 maxb = queue_atomic_write_max_bytes(q);
+	u32 bndry = queue_atomic_write_boundary_bytes(q);
+
+	if (!umin || !umax || !l->unit_max) {
+		memset(l, 0, sizeof(*l));
+		return;
+	}
+	l->unit_min = max(l->unit_min, umin);
+	l->unit_max = min(l->unit_max, umax);
+	l->max_bytes = min(l->max_bytes, maxb);
+	if (bndry && (!l->boundary || bndry < l->boundary))
+		l->boundary = bndry;
+}
+#else
+static void scsi_eng_fit_sd(struct block_device *lower,
+			    struct aw_atomic_limits *l)
+{
+}
+#endif
+
 static int scsi_eng_probe(struct block_device *lower,
 			  const struct awblk_hwinfo *info,
 			  struct aw_atomic_limits *hw, void **priv)
@@ -78,6 +110,7 @@ static int scsi_eng_probe(struct block_device *lower,
 	else
 		memset(&h, 0, sizeof(h));
 	kfree(b0);
+	scsi_eng_fit_sd(lower, &h.lim);
 	e->use_boundary = h.use_boundary;
 	*hw = h.lim;
 	*priv = e;

@@ -122,4 +122,63 @@ $AWCTL write $dev --offset 65536 --length 16k --atomic --dsync --pattern 0x5a ||
 $AWCTL write $dev --offset 512 --length 16k --atomic --pattern 1 2>/tmp/err && fail "awctl write --atomic misaligned succeeded"
 [ $? = 1 ] || fail "awctl exit code for a rejected write"
 echo "ok: awctl write --atomic: $(cat /tmp/err)"
+
+# Offsets of awkit's ioctls are the whole awblk device's. A partition of it
+# refuses them (ENOTTY); libaw does not send them to a device-mapper volume
+# over part of it (dm hands unknown ioctls down to the device below). An
+# atomic write there goes to the volume's own offsets (RWF_ATOMIC, where
+# the kernel has it) or fails: the awblk device's start stays as it was.
+dd if=/dev/zero of=$dev bs=1M count=4 oflag=direct status=none || fail "zero"
+python3 - $dev <<'PYEOF' || fail "partition table on $dev"
+import fcntl, os, struct, sys
+mbr = bytearray(512)
+mbr[446:462] = struct.pack("<B3sB3sII", 0, b"\0\0\0", 0x83, b"\0\0\0", 2048, 4096)
+mbr[510:512] = b"\x55\xaa"
+fd = os.open(sys.argv[1], os.O_RDWR)
+os.write(fd, bytes(mbr)); os.fsync(fd)
+fcntl.ioctl(fd, 0x125f)   # BLKRRPART
+os.close(fd)
+PYEOF
+i=0
+until [ -b ${dev}p1 ]; do
+	i=$((i + 1)); [ $i -gt $((100 * ${AW_SLOW:-1})) ] && fail "${dev}p1 did not appear"
+	sleep 0.1
+done
+head0=$(dd if=$dev bs=64k count=1 iflag=direct status=none | md5sum)
+python3 - ${dev}p1 <<'PYEOF' || fail "ioctls on a partition"
+import errno, os, sys
+sys.path.insert(0, os.environ["AWKIT_ROOT"] + "/tests/tools")
+import awblkio as A
+fd = os.open(sys.argv[1], os.O_RDWR)
+for what, f in (("GET_LIMITS", lambda: A.limits(fd)),
+                ("ATOMIC_WRITE", lambda: A.atomic_write(fd, 0, os.urandom(8192)))):
+    try:
+        f(); got = 0
+    except OSError as e:
+        got = e.errno
+    assert got == errno.ENOTTY, "%s on a partition: errno %d, want ENOTTY" % (what, got)
+print("ok: a partition of an awblk device refuses the ioctls (ENOTTY)")
+PYEOF
+modprobe dm_mod || fail "dm_mod"
+DM_DISABLE_UDEV=1 dmsetup create awpart --table "0 8192 linear $dev 2048" || fail "dmsetup create"
+for t in ${dev}p1 /dev/mapper/awpart; do
+	if $AWCTL write $t --offset 0 --length 8k --atomic --dsync --pattern 0x77 2>/tmp/err; then
+		# Only RWF_ATOMIC can have taken it: at the volume's offset 0,
+		# which is 1 MiB into the awblk device.
+		[ "$(dd if=$dev bs=8k skip=128 count=1 iflag=direct status=none | tr -d '\167' | wc -c)" = 0 ] ||
+			fail "awctl write on $t succeeded, but not at its own offset"
+		echo "ok: $t: the atomic write went to its own offset"
+	else
+		echo "ok: $t: refused: $(cat /tmp/err)"
+	fi
+	[ "$(dd if=$dev bs=64k count=1 iflag=direct status=none | md5sum)" = "$head0" ] ||
+		fail "an atomic write to $t landed at the start of $dev"
+	dd if=/dev/zero of=$dev bs=1M seek=1 count=1 oflag=direct status=none
+done
+# aw_libtest writes at offset 0 of what it is given, if libaw finds limits.
+out=$($AWKIT_ROOT/build/tools/aw_libtest /dev/mapper/awpart 2>&1)
+echo "aw_libtest on a dm volume: $(echo "$out" | tail -n 1)"
+[ "$(dd if=$dev bs=64k count=1 iflag=direct status=none | md5sum)" = "$head0" ] ||
+	fail "libaw on a dm volume wrote at the start of $dev"
+DM_DISABLE_UDEV=1 dmsetup remove awpart || fail "dmsetup remove"
 aw_cleanup || fail cleanup

@@ -47,13 +47,13 @@ case "$out" in
 *) fail "durable writes lost with plain and atomic writes mixed: $out" ;;
 esac
 echo "ok: mixed plain and atomic writes, no durable write lost"
-# stat NAME: the engine counter of $dev.
-stat() { sed -n "s/^$1 //p" /sys/block/${dev#/dev/}/awblk/engine_stats; }
+# engine_stat NAME: the engine counter of $dev.
+engine_stat() { sed -n "s/^$1 //p" /sys/block/${dev#/dev/}/awblk/engine_stats; }
 # With FUA on the disk each record is durable by itself: no batch flushes.
-r0=$(stat records) c0=$(stat commits)
+r0=$(engine_stat records) c0=$(engine_stat commits)
 $AWCTL write $dev --offset 65536 --length 16384 --atomic --dsync --pattern 7 || fail "awctl write"
-[ "$(stat records)" -gt "$r0" ] && [ "$(stat commits)" = "$c0" ] ||
-	fail "FUA disk: records $r0 -> $(stat records), flushes $c0 -> $(stat commits): want a record and no flush"
+[ "$(engine_stat records)" -gt "$r0" ] && [ "$(engine_stat commits)" = "$c0" ] ||
+	fail "FUA disk: records $r0 -> $(engine_stat records), flushes $c0 -> $(engine_stat commits): want a record and no flush"
 echo "ok: with FUA, a record needs no flush of the cache"
 cuts0=$(cat $CTL/cuts)
 # The same cuts on a disk without FUA: records wait for their batch's flush.
@@ -65,15 +65,16 @@ R="sh $AWKIT_ROOT/tests/qemu/awsw-attach.sh /dev/$disk"
 [ "$(cat /sys/block/$disk/queue/fua)" = 0 ] || fail "awscsi fua=0 still reports FUA"
 aw_sw_format /dev/$disk || fail "format"
 dev=$($AWCTL create /dev/$disk) || fail "create"
-r0=$(stat records) c0=$(stat commits)
+r0=$(engine_stat records) c0=$(engine_stat commits)
 $AWCTL write $dev --offset 65536 --length 16384 --atomic --dsync --pattern 7 || fail "awctl write"
-[ "$(stat records)" -gt "$r0" ] && [ "$(stat commits)" -gt "$c0" ] ||
-	fail "no FUA: records $r0 -> $(stat records), flushes $c0 -> $(stat commits): want a record and a flush"
+[ "$(engine_stat records)" -gt "$r0" ] && [ "$(engine_stat commits)" -gt "$c0" ] ||
+	fail "no FUA: records $r0 -> $(engine_stat records), flushes $c0 -> $(engine_stat commits): want a record and a flush"
 run 20 journal
 case "$out" in
 *" torn=0 lost=0 "*) ;;
 *) fail "without FUA: atomic writes torn or lost across power cuts: $out" ;;
 esac
+[ "$(aw_sum_stat $AWSW_STATS replayed)" -gt 0 ] || fail "without FUA: no attach replayed a record"
 echo "ok: without FUA on the disk, 20 power cuts, no atomic write torn or lost"
 echo "ok: $((cuts0 + $(cat $CTL/cuts))) power cuts in all, seed $seed"
 dmesg | grep -c 'awsw.*recovery:' | sed 's/^/recovery log lines: /'
