@@ -154,6 +154,14 @@ bench_disk() {
 	shift
 	aw_insmod awscsi "$@" || exit 1
 	a=$(aw_disks awscsi) || exit 1
+	# The disk is what the row says it is (a clobbered parameter list once
+	# gave the default 8 MiB).
+	for p in "$@"; do
+		case $p in dev_size_mb=*)
+			[ "$(cat /sys/block/$a/size)" = $((${p#*=} * 2048)) ] ||
+				{ echo "awscsi disk $a is not ${p#*=} MiB"; exit 1; } ;;
+		esac
+	done
 	echo none >/sys/block/$a/queue/scheduler
 	[ "$mb" = 0 ] || fio --name=fill --filename=/dev/$a --ioengine=libaio \
 		--direct=1 --rw=write --bs=1M --iodepth=4 --size=${mb}M >/dev/null 2>&1
@@ -210,7 +218,10 @@ awfs_row() {
 	mount -t ext4 $dev /tmp/bl && mkdir -p /tmp/bl/aw /tmp/bl/plain || exit 1
 	mount -t awfs -o unit=$bs,untorn /tmp/bl/aw /tmp/bm || exit 1
 	for f in /tmp/bm/f /tmp/bl/plain/f; do
-		dd if=/dev/zero of=$f bs=1M count=64 conv=fsync status=none || exit 1
+		dd if=/dev/zero of=$f bs=1M count=64 conv=fsync status=none || {
+			df -k /tmp/bl /tmp/bm; grep ' /tmp/' /proc/mounts
+			ls -ls /tmp/bl/aw /tmp/bl/plain; exit 1
+		}
 	done
 	compare "awfs untorn ($((bs / 1024)) KiB)" "$AWB /tmp/bm/f buffered-sync $bs $t $secs" \
 		"ext4 ($((bs / 1024)) KiB)" "$AWB /tmp/bl/plain/f buffered-sync $bs $t $secs" \

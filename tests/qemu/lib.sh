@@ -129,7 +129,8 @@ aw_nvmet_setup() {
 
 # aw_nvmet_export BLOCKNAME: export it on 127.0.0.1:4420 and connect to it.
 aw_nvmet_export() {
-	S=$AW_NVMET/subsystems/$AW_NQN P=$AW_NVMET/ports/1
+	# Local: a caller's S or P (the benchmark's awscsi parameters) stays.
+	local S=$AW_NVMET/subsystems/$AW_NQN P=$AW_NVMET/ports/1
 	mkdir $S && echo 1 >$S/attr_allow_any_host &&
 	mkdir $S/namespaces/1 && echo -n "/dev/$1" >$S/namespaces/1/device_path &&
 	echo 1 >$S/namespaces/1/enable &&
