@@ -129,21 +129,7 @@ echo "ok: awctl write --atomic: $(cat /tmp/err)"
 # atomic write there goes to the volume's own offsets (RWF_ATOMIC, where
 # the kernel has it) or fails: the awblk device's start stays as it was.
 dd if=/dev/zero of=$dev bs=1M count=4 oflag=direct status=none || fail "zero"
-python3 - $dev <<'PYEOF' || fail "partition table on $dev"
-import fcntl, os, struct, sys
-mbr = bytearray(512)
-mbr[446:462] = struct.pack("<B3sB3sII", 0, b"\0\0\0", 0x83, b"\0\0\0", 2048, 4096)
-mbr[510:512] = b"\x55\xaa"
-fd = os.open(sys.argv[1], os.O_RDWR)
-os.write(fd, bytes(mbr)); os.fsync(fd)
-fcntl.ioctl(fd, 0x125f)   # BLKRRPART
-os.close(fd)
-PYEOF
-i=0
-until [ -b ${dev}p1 ]; do
-	i=$((i + 1)); [ $i -gt $((100 * ${AW_SLOW:-1})) ] && fail "${dev}p1 did not appear"
-	sleep 0.1
-done
+aw_mbr $dev 2048:4096 || fail "partition table on $dev"
 head0=$(dd if=$dev bs=64k count=1 iflag=direct status=none | md5sum)
 python3 - ${dev}p1 <<'PYEOF' || fail "ioctls on a partition"
 import errno, os, sys

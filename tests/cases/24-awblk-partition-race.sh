@@ -11,26 +11,7 @@ disk=$(aw_disks awscsi) || fail "no disk"
 # together (an I/O scheduler may serialize dispatch).
 echo none >/sys/block/$disk/queue/scheduler
 # An MBR: partition 1 at sector 2049 (not 16 KiB aligned), 2 at 65536.
-python3 - /dev/$disk <<'PYEOF' || fail "partition table"
-import fcntl, os, struct, sys
-def entry(start, n):
-    return struct.pack("<B3sB3sII", 0, b"\0\0\0", 0x83, b"\0\0\0", start, n)
-mbr = bytearray(512)
-mbr[446:462] = entry(2049, 60000)
-mbr[462:478] = entry(65536, 32768)
-mbr[510:512] = b"\x55\xaa"
-fd = os.open(sys.argv[1], os.O_RDWR)
-os.write(fd, bytes(mbr)); os.fsync(fd)
-fcntl.ioctl(fd, 0x125f)   # BLKRRPART
-os.close(fd)
-PYEOF
-# BLKRRPART adds the partitions before it returns; devtmpfs makes their
-# nodes a moment later.
-i=0
-until [ -b /dev/${disk}1 ] && [ -b /dev/${disk}2 ]; do
-	i=$((i + 1)); [ $i -gt $((100 * ${AW_SLOW:-1})) ] && fail "partitions did not appear"
-	sleep 0.1
-done
+aw_mbr /dev/$disk 2049:60000 65536:32768 || fail "partition table"
 p1=$($AWCTL create /dev/${disk}1) || fail "create over ${disk}1"
 p2=$($AWCTL create /dev/${disk}2) || fail "create over ${disk}2"
 u1=$($AWCTL info $p1 | sed -n 's/^atomic_write_unit_max: //p')

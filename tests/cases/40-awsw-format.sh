@@ -180,19 +180,7 @@ $AWCTL remove "$dev" || fail "remove $dev"
 
 # A partition table: refused, then formatted over; the partition goes away.
 dd if=/dev/zero of="$C" bs=64k count=2 oflag=direct status=none
-python3 - "$C" <<'PYEOF' || fail "write an MBR"
-import fcntl, os, struct, sys
-mbr = bytearray(512)
-mbr[446:462] = struct.pack("<BBBBBBBBII", 0, 0, 0, 0, 0x83, 0, 0, 0, 2048, 8192)
-mbr[510:512] = b"\x55\xaa"
-fd = os.open(sys.argv[1], os.O_RDWR)
-os.pwrite(fd, bytes(mbr), 0)
-os.fsync(fd)
-fcntl.ioctl(fd, 0x125f)   # BLKRRPART
-os.close(fd)
-PYEOF
-i=0
-until [ -b "${C}1" ]; do i=$((i + 1)); [ $i -gt 50 ] && fail "no ${C}1"; sleep 0.1; done
+aw_mbr "$C" 2048:8192 || fail "write an MBR"
 [ "$(code $AWCTL format "$C")" = 1 ] || fail "format over an MBR"
 grep -qF "holds a signature of MBR partition table" /tmp/err || fail "format over an MBR: $(cat /tmp/err)"
 echo "ok: $(cat /tmp/err)"

@@ -152,6 +152,36 @@ aw_nvmet_unexport() {
 	rmdir $AW_NVMET/subsystems/$AW_NQN/namespaces/1 $AW_NVMET/subsystems/$AW_NQN
 }
 
+# aw_mbr DEV START:SECTORS...: an MBR on DEV with these Linux partitions,
+# read again (BLKRRPART); then wait for their nodes, which devtmpfs makes a
+# moment after BLKRRPART returns (DEVN, or DEVpN when DEV ends in a digit).
+aw_mbr() {
+	local dev=$1 p n=0 i
+	shift
+	python3 - "$dev" "$@" <<'PYEOF' || return 1
+import fcntl, os, struct, sys
+mbr = bytearray(512)
+for i, part in enumerate(sys.argv[2:]):
+    start, n = (int(x) for x in part.split(":"))
+    mbr[446 + 16 * i:462 + 16 * i] = struct.pack("<B3sB3sII", 0, b"\0\0\0", 0x83, b"\0\0\0", start, n)
+mbr[510:512] = b"\x55\xaa"
+fd = os.open(sys.argv[1], os.O_RDWR)
+os.pwrite(fd, bytes(mbr), 0)
+os.fsync(fd)
+fcntl.ioctl(fd, 0x125f)   # BLKRRPART
+os.close(fd)
+PYEOF
+	case $dev in *[0-9]) p=${dev}p ;; *) p=$dev ;; esac
+	for _ in "$@"; do
+		n=$((n + 1)) i=0
+		until [ -b "$p$n" ]; do
+			i=$((i + 1))
+			[ $i -gt $((100 * ${AW_SLOW:-1})) ] && { echo "aw_mbr: no $p$n" >&2; return 1; }
+			sleep 0.1
+		done
+	done
+}
+
 # Remove every awblk device and unload all of awkit's modules.
 aw_cleanup() {
 	for d in /sys/block/awblk*; do
