@@ -24,12 +24,21 @@ struct awblk_dev {
 	sector_t start;			/* of the exported part of lower */
 	u64 size;			/* bytes */
 	struct bio_set bs;
+	struct bio_set flush_bs;	/* numbered flushes */
+	/* Flushes numbered so far; the highest number that succeeded. */
+	atomic64_t flushes_started, flushes_done;
 	struct list_head list;
 	spinlock_t gather_lock;		/* deferred */
 	struct bio_list deferred;	/* gathered, for gather_work */
 	struct work_struct gather_work;
 	atomic64_t atomic_writes, atomic_bytes, untorn_units;
 	atomic64_t rejects[AWB_NREASONS];
+};
+
+/* A flush numbered on its way through (awblk_io.c), from flush_bs. */
+struct awblk_flush {
+	s64 gen;
+	struct bio clone;	/* last: the bio_set's front pad ends here */
 };
 
 extern struct workqueue_struct *awblk_wq;

@@ -315,14 +315,69 @@ static void awblk_submit_untorn(struct awblk_dev *d, struct bio *bio)
 	}
 }
 
+/*
+ * Flushes are numbered as they enter, and the highest number among those
+ * that succeeded is kept: a flush numbered after an in-kernel user saw its
+ * writes complete made them durable when it succeeded (awfs counts on that
+ * to spare a second flush after the lower file system's fsync). Only the
+ * flushes are cloned, from a bio_set of their own.
+ */
+static void awblk_flush_endio(struct bio *clone)
+{
+	struct awblk_flush *f = container_of(clone, struct awblk_flush, clone);
+	struct bio *bio = clone->bi_private;
+	struct awblk_dev *d = bio->bi_bdev->bd_disk->private_data;
+	s64 done;
+
+	/* Before the flush's own end: its waiter may ask at once. */
+	if (!clone->bi_status) {
+		done = atomic64_read(&d->flushes_done);
+		while (done < f->gen &&
+		       !atomic64_try_cmpxchg(&d->flushes_done, &done, f->gen))
+			;
+	}
+	/* An error already on @bio (a chained child's) stays. */
+	if (clone->bi_status)
+		bio->bi_status = clone->bi_status;
+	bio_put(clone);
+	bio_endio(bio);
+}
+
+static struct bio *awblk_number_flush(struct awblk_dev *d, struct bio *bio)
+{
+	struct bio *clone = bio_alloc_clone(bio->bi_bdev, bio, GFP_NOIO,
+					    &d->flush_bs);
+	struct awblk_flush *f;
+
+	if (!clone)
+		return bio;	/* unnumbered: nobody counts on it */
+	f = container_of(clone, struct awblk_flush, clone);
+	/*
+	 * Fully ordered: after every completion its user saw before (pairs
+	 * with the barrier in awblk_flush_mark()).
+	 */
+	f->gen = atomic64_inc_return(&d->flushes_started);
+	clone->bi_private = bio;
+	clone->bi_end_io = awblk_flush_endio;
+	return clone;
+}
+
 static void awblk_queued_atomic_endio(struct bio *clone);
 
 void awblk_submit_bio(struct bio *bio)
 {
 	struct awblk_dev *d = bio->bi_bdev->bd_disk->private_data;
+	/* Before the flush clone: on 6.1 only the end_io says "atomic". */
+	bool atomic = (bio->bi_opf & REQ_ATOMIC) ||
+		      bio->bi_end_io == awblk_queued_atomic_endio;
 
-	if ((bio->bi_opf & REQ_ATOMIC) ||
-	    bio->bi_end_io == awblk_queued_atomic_endio)
+	/*
+	 * A split's remainder comes back already numbered; another awblk
+	 * device's numbered flush (one stacked on this) is numbered here too.
+	 */
+	if ((bio->bi_opf & REQ_PREFLUSH) && bio->bi_pool != &d->flush_bs)
+		bio = awblk_number_flush(d, bio);
+	if (atomic)
 		awblk_submit_native_atomic(d, bio);
 	else if (d->untorn && bio_op(bio) == REQ_OP_WRITE &&
 		 bio->bi_iter.bi_size)
@@ -385,6 +440,42 @@ int awblk_bdev_limits(struct block_device *bdev, struct aw_limits *l)
 	return 0;
 }
 EXPORT_SYMBOL_GPL(awblk_bdev_limits);
+
+/**
+ * awblk_flush_mark - a mark for awblk_flushed_since()
+ * @bdev: a whole awblk device
+ *
+ * Return: a mark after every write its caller has seen complete; S64_MAX
+ * when @bdev is not a whole awblk device (no flush is ever after it).
+ */
+s64 awblk_flush_mark(struct block_device *bdev)
+{
+	struct awblk_dev *d = bdev_awblk(bdev);
+
+	/*
+	 * The completions seen so far, before the number is read (pairs with
+	 * the fully ordered increment in awblk_number_flush()).
+	 */
+	smp_mb();
+	return d ? atomic64_read(&d->flushes_started) : S64_MAX;
+}
+EXPORT_SYMBOL_GPL(awblk_flush_mark);
+
+/**
+ * awblk_flushed_since - did a flush numbered after @mark succeed?
+ * @bdev: the device awblk_flush_mark() was given
+ * @mark: its answer
+ *
+ * Return: true when the writes complete at the mark are durable; false
+ * when @bdev is not a whole awblk device.
+ */
+bool awblk_flushed_since(struct block_device *bdev, s64 mark)
+{
+	struct awblk_dev *d = bdev_awblk(bdev);
+
+	return d && atomic64_read(&d->flushes_done) > mark;
+}
+EXPORT_SYMBOL_GPL(awblk_flushed_since);
 
 /* The clone's end is the mark by which awblk_submit_bio() knows it. */
 static void awblk_queued_atomic_endio(struct bio *clone)

@@ -330,6 +330,7 @@ static void awblk_free_dev(struct awblk_dev *d)
 
 	awblk_unbind_engine(d);
 	bioset_exit(&d->bs);
+	bioset_exit(&d->flush_bs);
 	if (d->lower.bdev)
 		aw_lower_close(&d->lower, d);
 	if (d->index >= 0)
@@ -517,6 +518,14 @@ static struct awblk_dev *awblk_prepare(const struct aw_create *c)
 	INIT_WORK(&d->gather_work, awblk_gather_work);
 	/* Splits are made inside ->submit_bio: a rescuer keeps them moving. */
 	ret = bioset_init(&d->bs, BIO_POOL_SIZE, 0, BIOSET_NEED_RESCUER);
+	/*
+	 * One flush clone per entry, and the only one that can wait on
+	 * current->bio_list (an untorn split's remainder) never allocates
+	 * again: no rescuer.
+	 */
+	if (!ret)
+		ret = bioset_init(&d->flush_bs, BIO_POOL_SIZE,
+				  offsetof(struct awblk_flush, clone), 0);
 	if (ret)
 		goto fail;
 	ret = awblk_copy_hwinfo(c, &info);

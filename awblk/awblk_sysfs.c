@@ -44,10 +44,11 @@ static ssize_t stats_show(struct device *dev, struct device_attribute *a,
 	struct awblk_dev *d = dev_to_awblk(dev);
 	int i, n;
 
-	n = sysfs_emit(buf, "atomic_writes %lld\natomic_bytes %lld\nuntorn_units %lld\n",
+	n = sysfs_emit(buf, "atomic_writes %lld\natomic_bytes %lld\nuntorn_units %lld\nflushes %lld\n",
 		       atomic64_read(&d->atomic_writes),
 		       atomic64_read(&d->atomic_bytes),
-		       atomic64_read(&d->untorn_units));
+		       atomic64_read(&d->untorn_units),
+		       atomic64_read(&d->flushes_started));
 	for (i = AWB_NOSUPPORT; i < AWB_NREASONS; i++)
 		n += sysfs_emit_at(buf, n, "rejected_%s %lld\n",
 				   awblk_reject_names[i],

@@ -108,7 +108,14 @@ int awfs_dentry_init(struct dentry *dentry, const struct path *lower);
 void awfs_copy_attr(struct inode *inode);
 
 /* awfs_super.c */
-int awfs_flush_written(struct awfs_sb *s);
+/* What a cache flush must cover (awfs_flush_mark()). */
+struct awfs_mark {
+	s64 written;	/* atomic writes completed */
+	s64 gen;	/* awblk's flush mark */
+};
+
+void awfs_flush_mark(struct awfs_sb *s, struct awfs_mark *m);
+int awfs_flush_written(struct awfs_sb *s, const struct awfs_mark *m);
 
 /* An atomic write has completed (its cache flush is still due). */
 static inline void awfs_note_written(struct awfs_sb *s)

@@ -311,16 +311,18 @@ static int awfs_fsync(struct file *file, loff_t start, loff_t end,
 {
 	struct inode *inode = file_inode(file);
 	struct awfs_sb *s = awfs_isb(inode);
+	struct awfs_mark m;
 	int ret, err;
 
 	ret = file_write_and_wait_range(file, start, end);
 	if (ret)
 		return ret;
+	awfs_flush_mark(s, &m);
 	ret = awfs_lower_fsync(inode, start, end, datasync);
 	/* The lower write-back errors, now on our mapping, as ours. */
 	err = file_check_and_advance_wb_err(file);
 	/* Our atomic writes went around the lower file system. */
-	return err ?: ret ?: awfs_flush_written(s);
+	return err ?: ret ?: awfs_flush_written(s, &m);
 }
 
 static long awfs_fallocate(struct file *file, int mode, loff_t off,

@@ -77,26 +77,50 @@ static int awfs_show_options(struct seq_file *m, struct dentry *root)
 }
 
 /**
- * awfs_flush_written - make the atomic writes completed so far durable
+ * awfs_flush_mark - note what a flush sent by the lower sync would cover
  * @s: the mount
+ * @m: filled: the atomic writes completed so far, and awblk's flush mark
+ */
+void awfs_flush_mark(struct awfs_sb *s, struct awfs_mark *m)
+{
+	/*
+	 * After the caller saw its writes' writeback end (a plain load when
+	 * it had nothing to wait for): awfs_wb_done() counts before that.
+	 */
+	smp_rmb();
+	m->written = atomic64_read(&s->written);
+	m->gen = awblk_flush_mark(s->bdev);
+}
+
+/**
+ * awfs_flush_written - make the atomic writes completed at @m durable
+ * @s: the mount
+ * @m: taken after the caller's writes completed, before the lower sync
  *
- * A write completed after the count was read is left to the next caller,
- * which finds the count moved on. The software engine's writes are
- * durable when they complete.
+ * The lower file system's sync usually ends with a cache flush of the
+ * device (ext4's and XFS's fsync do, even with nothing of theirs to
+ * write): a flush awblk numbered after the mark covered these writes, and
+ * a second one would only cost another trip to the disk. Otherwise, a
+ * flush of our own; a write completed after it was sent is left to the
+ * next caller, which finds the count moved on. The software engine's
+ * writes are durable when they complete.
  *
  * Return: 0, or the flush's error.
  */
-int awfs_flush_written(struct awfs_sb *s)
+int awfs_flush_written(struct awfs_sb *s, const struct awfs_mark *m)
 {
-	s64 w = atomic64_read(&s->written);
 	s64 f = atomic64_read(&s->flushed);
+	s64 w = m->written;
 	int ret;
 
-	if (w == f || s->dev.engine == AW_ENGINE_SW)
+	if (f >= w || s->dev.engine == AW_ENGINE_SW)
 		return 0;
-	ret = blkdev_issue_flush(s->bdev);
-	if (ret)
-		return ret;
+	if (!awblk_flushed_since(s->bdev, m->gen)) {
+		w = atomic64_read(&s->written);
+		ret = blkdev_issue_flush(s->bdev);
+		if (ret)
+			return ret;
+	}
 	/* Concurrent flushers: the count only moves forward. */
 	while (f < w && !atomic64_try_cmpxchg(&s->flushed, &f, w))
 		;
@@ -113,10 +137,12 @@ static int awfs_sync_fs(struct super_block *sb, int wait)
 {
 	struct awfs_sb *s = AWFS_SB(sb);
 	struct super_block *lsb = s->lower.mnt->mnt_sb;
+	struct awfs_mark m;
 	int ret, err;
 
 	if (!wait)
 		return 0;
+	awfs_flush_mark(s, &m);
 	down_read(&lsb->s_umount);
 	ret = sync_filesystem(lsb);
 	up_read(&lsb->s_umount);
@@ -126,7 +152,7 @@ static int awfs_sync_fs(struct super_block *sb, int wait)
 	if (err)
 		errseq_set(&sb->s_wb_err, err);
 	spin_unlock(&s->lower_err_lock);
-	return ret ?: awfs_flush_written(s);
+	return ret ?: awfs_flush_written(s, &m);
 }
 
 static const struct super_operations awfs_sops = {

@@ -27,6 +27,8 @@
 int awblk_bdev_limits(struct block_device *bdev, struct aw_limits *l);
 void awblk_submit_atomic(struct bio *bio);
 int awblk_submit_atomic_wait(struct bio *bio);
+s64 awblk_flush_mark(struct block_device *bdev);
+bool awblk_flushed_since(struct block_device *bdev, s64 mark);
 
 /* What user space told AW_IOC_CREATE about the hardware (copied in). */
 struct awblk_hwinfo {
