@@ -534,21 +534,32 @@ static bool awscsi_do_write(struct awscsi_disk *d, struct scsi_cmnd *sc,
 }
 
 /* Put an atomic write in the cache as one group, or write it through. */
+/*
+ * The caller holds the write's range exclusively, so neither a power cut
+ * nor another write can see its group half noted: the cache lock is taken
+ * per block, as a normal write takes it, and the other CPUs' commands do
+ * not wait for all of a large write's shadow copies.
+ */
 static void awscsi_cache_note_atomic(struct awscsi_disk *d,
 				     const struct awscsi_rw *rw)
 {
 	u64 g = atomic64_inc_return(&d->next_group);
+	bool noted = true;
 	u32 i;
 
-	spin_lock(&d->cache_lock);
-	for (i = 0; i < rw->nblocks && !rw->fua; i++)
-		if (!awscsi_cache_note(d, rw->lba + i, g, rw->lba, rw->nblocks))
-			break;
-	if (rw->fua || i < rw->nblocks) {
-		for (i = 0; i < rw->nblocks; i++)
-			awscsi_cache_commit(d, rw->lba + i);
+	for (i = 0; i < rw->nblocks && !rw->fua && noted; i++) {
+		spin_lock(&d->cache_lock);
+		noted = awscsi_cache_note(d, rw->lba + i, g, rw->lba,
+					  rw->nblocks);
+		spin_unlock(&d->cache_lock);
 	}
-	spin_unlock(&d->cache_lock);
+	if (!rw->fua && noted)
+		return;
+	for (i = 0; i < rw->nblocks; i++) {
+		spin_lock(&d->cache_lock);
+		awscsi_cache_commit(d, rw->lba + i);
+		spin_unlock(&d->cache_lock);
+	}
 }
 
 /* Fetch an atomic write's blocks into the stage, at the medium's pace. */
