@@ -440,8 +440,12 @@ profile_disk() {
 		"plain O_DIRECT (SCSI)" "$AWB /dev/$a plain 16384 $t $secs" \
 		"non-durable reference: awblk atomic / plain, SCSI, 16 KiB, $t writers" 0
 	$AWCTL remove $dev
+	aw_unload awscsi
+	fi
 
+	if want untorn; then
 	echo "== disk: untorn mode (16 KiB units) against plain awblk: fio 64 KiB random writes, QD16"
+	bench_disk 200 $P $A $M
 	: >/tmp/r
 	for i in $(seq $reps); do
 		if [ $((i % 2)) = 1 ]; then
@@ -455,7 +459,9 @@ profile_disk() {
 	done
 	row "awblk untorn 16k / awblk, fio 64k randwrite QD16" 0.95 /tmp/r
 	aw_unload awscsi
+	fi
 
+	if [ -z "$only" ]; then
 	echo "== disk: NVMe engine over NVMe/TCP on loopback (nvmet over the awscsi disk)"
 	bench_disk 0 $P $M
 	aw_nvmet_setup && aw_nvmet_export $a || exit 1
@@ -514,7 +520,8 @@ aw_load_awnvme || exit 1
 modprobe dm_mod
 P="dev_size_mb=256 physblk_exp=5"
 A="atomic_wr=1 atomic_wr_max_length=128 atomic_wr_align=32 atomic_wr_gran=32"
-# AWKIT_BENCH_ONLY=sw, awfs or sw,awfs (set in the guest): those rows alone.
+# AWKIT_BENCH_ONLY=sw, awfs, untorn or a list (sw,awfs; set in the guest):
+# those rows alone (untorn: profile disk's).
 only=${AWKIT_BENCH_ONLY:-}
 want() { [ -z "$only" ] || case ",$only," in *",$1,"*) true ;; *) false ;; esac; }
 for prof in $(echo "${AWKIT_BENCH_PROFILE:-cpu,disk}" | tr ',' ' '); do
