@@ -22,7 +22,9 @@
  * Locking, outermost first: the range locks of the command's 64 KiB regions
  * (readers, normal writers and flushes share them; atomic writers and the
  * power-loss work take them exclusively), a per-block stripe lock (one block
- * copy), disk->cache_lock (shadow entries).
+ * copy), disk->cache_lock (shadow entries). Whatever walks the whole cache
+ * takes every range lock: an atomic write notes its group under its own
+ * range locks, not under one hold of cache_lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -533,12 +535,13 @@ static bool awscsi_do_write(struct awscsi_disk *d, struct scsi_cmnd *sc,
 	return whole;
 }
 
-/* Put an atomic write in the cache as one group, or write it through. */
 /*
- * The caller holds the write's range exclusively, so neither a power cut
- * nor another write can see its group half noted: the cache lock is taken
- * per block, as a normal write takes it, and the other CPUs' commands do
- * not wait for all of a large write's shadow copies.
+ * Put an atomic write in the cache as one group, or write it through. The
+ * caller holds the write's range exclusively, so nothing sees the group
+ * half noted: another write to its blocks needs their shards, and whatever
+ * walks the whole cache (a flush, the power-loss work) takes every shard.
+ * So the cache lock is taken per block, as a normal write takes it, and the
+ * other CPUs' commands do not wait for all of a large write's copies.
  */
 static void awscsi_cache_note_atomic(struct awscsi_disk *d,
 				     const struct awscsi_rw *rw)
