@@ -4,12 +4,15 @@
 # model-PROFILE.txt) into DEST/KVER-PROFILE.md (the table),
 # DEST/KVER-PROFILE.json (rows with every ratio, plus throughput, latency
 # and CPU per write against writers) and DEST/KVER-PROFILE.png (throughput
-# and p99 latency against writer threads for each path).
+# and p99 latency against writer threads for each path). A run of some
+# rows alone (AWKIT_BENCH_ONLY, make bench ONLY=...) goes to
+# KVER-PROFILE-only-ROWS.*, beside the full run's files, not over them.
 set -e
 out=$1 k=$2 mode=$3 dest=$4 prof=$5
 mkdir -p "$dest"
 when=$(date -u +%Y-%m-%dT%H:%MZ)
-base=$dest/$k-$prof
+only=$(echo "${AWKIT_BENCH_ONLY:-}" | tr ', ' '--')
+base=$dest/$k-$prof${only:+-only-$only}
 model=$(cat "$out/model-$prof.txt" 2>/dev/null || echo unknown)
 
 python3 - "$out" "$k" "$mode" "$when" "$prof" "$model" >"$base.json" <<'PYEOF'
@@ -32,7 +35,7 @@ print()
 PYEOF
 
 {
-	echo "Kernel $k, profile \`$prof\`, \`make bench${mode:+ QUICK=1}\`, $when (TCG guest: ratios carry over, absolute numbers do not)."
+	echo "Kernel $k, profile \`$prof\`, \`make bench${mode:+ QUICK=1}${AWKIT_BENCH_ONLY:+ ONLY=$AWKIT_BENCH_ONLY}\`, $when (TCG guest: ratios carry over, absolute numbers do not)."
 	echo
 	echo "Device model: $model."
 	echo
@@ -67,6 +70,11 @@ for p in paths:
     print()
     print()
 PYEOF
+# Rows without write points (make bench ONLY=untorn) have no chart.
+if [ ! -s /tmp/awkit-chart.dat ]; then
+	echo "results: $base.md $base.json"
+	exit 0
+fi
 gnuplot <<EOF
 set terminal png size 1100,900 noenhanced
 set output "$base.png"
