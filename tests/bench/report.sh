@@ -42,14 +42,14 @@ PYEOF
 	echo "| comparison | median ratio | min | max | target | verdict |"
 	echo "|---|---|---|---|---|---|"
 	cat "$out/bench-$prof.txt"
-	echo
-	echo "Writes (medians of the runs; CPU: the guest's busy time per write):"
-	echo
-	echo "| path | writers | IOPS | MB/s | p50 us | p99 us | CPU us/write |"
-	echo "|---|---|---|---|---|---|---|"
 	python3 -c '
 import json, sys
-for q in json.load(open(sys.argv[1]))["writes"]:
+w = json.load(open(sys.argv[1]))["writes"]
+if w:
+    print("\nWrites (medians of the runs; CPU: the guest'"'"'s busy time per write):\n")
+    print("| path | writers | IOPS | MB/s | p50 us | p99 us | CPU us/write |")
+    print("|---|---|---|---|---|---|---|")
+for q in w:
     kib = 8 if "8 KiB" in q["path"] else 16
     print("| %s | %d | %.0f | %.0f | %.0f | %.0f | %.1f |" % (q["path"], q["threads"], q["iops"],
           q["iops"] * kib / 1024, q["p50_us"], q["p99_us"], q["cpu_us_per_write"]))' "$base.json"
