@@ -27,7 +27,8 @@ help:
 	@echo "make check      unit tests, build, DKMS install, then the QEMU guest cases on each kernel"
 	@echo "make check CASE=name   run one guest case (or a pattern: CASE='4*')"
 	@echo "make check BUSY=2   the same beside 2 CPU hogs (a loaded machine), with time limits x3"
-	@echo "make crash      the sw engine's long power-cut run: CUTS per kernel (500), SEED"
+	@echo "make crash      the sw engine's long power-cut run: CUTS per kernel (500), SEED;"
+	@echo "                CASE=60-pg-powercut or 61-mariadb-powercut: the databases' (CUTS per engine)"
 	@echo "make demo       boot a guest and show atomic limits and a power-cut run"
 	@echo "make bench      benchmarks, side by side with the kernel's peers: PROFILE=cpu|disk (both),"
 	@echo "                ONLY=sw, awfs, untorn, pass or a list such as sw,awfs (those rows), QUICK=1 (three short runs a side)"
@@ -103,7 +104,9 @@ check: deps
 
 # The software engine's long power-cut run (41-awsw-crash with CUTS cuts of
 # atomic writes per kernel, so 1000 in all by default, about 20 minutes per
-# kernel under TCG); prints each kernel's cut count, seed and result.
+# kernel under TCG); prints each kernel's cut count, seed and result. CASE
+# picks another power-cut case (60-pg-powercut, 61-mariadb-powercut: CUTS
+# per engine, about 25 s a cut).
 CUTS ?= 500
 crash: deps
 	@$(MAKE) --no-print-directory modules tools

@@ -4,7 +4,8 @@
 set -e
 pkgs="build-essential kmod dkms qemu-system-x86 qemu-utils busybox-static
 cpio xz-utils zstd fio sg3-utils nvme-cli python3 gnuplot-nox bc dmsetup
-e2fsprogs xfsprogs gcc-multilib
+e2fsprogs xfsprogs gcc-multilib procps util-linux postgresql-15
+mariadb-server mariadb-client sysbench
 linux-image-amd64 linux-headers-amd64"
 
 export DEBIAN_FRONTEND=noninteractive

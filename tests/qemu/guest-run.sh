@@ -8,9 +8,19 @@ case "$AWKIT_MODE" in
 demo) exec sh "$AWKIT_ROOT/tests/qemu/demo.sh" ;;
 bench) exec sh "$AWKIT_ROOT/tests/bench/guest-bench.sh" ;;
 esac
-# crash: the check runner on the power-cut cases only, long ones.
-case_tmo=$((900 * ${AW_SLOW:-1}))
-[ "$AWKIT_MODE" = crash ] && case_tmo=$(( (${AW_CRASH_CUTS:-500} * 4 + 600) * ${AW_SLOW:-1} ))
+# A case's time limit: 900 s, or its "# awkit-timeout: SECONDS" line; in
+# crash mode (the check runner on the power-cut cases only, long ones)
+# 4 s a cut, or its "# awkit-secs-per-cut: SECONDS" line, and 600 s more.
+case_tmo() {
+	local t
+	if [ "$AWKIT_MODE" = crash ]; then
+		t=$(sed -n 's/^# awkit-secs-per-cut: \([0-9]*\)$/\1/p' "$1")
+		echo $(( (${AW_CRASH_CUTS:-500} * ${t:-4} + 600) * ${AW_SLOW:-1} ))
+	else
+		t=$(sed -n 's/^# awkit-timeout: \([0-9]*\)$/\1/p' "$1")
+		echo $(( ${t:-900} * ${AW_SLOW:-1} ))
+	fi
+}
 # On a loaded host a vCPU can wait many seconds for a host CPU, which the
 # lockup, stall and hung-task detectors would take for a kernel that
 # stopped: their limits grow with AW_SLOW too (as set here, they are the
@@ -28,6 +38,8 @@ if aw_scan_log <"$out/boot.dmesg" >"$out/boot.bad"; then
 	echo "FAIL boot kernel log before any case: $(head -n 1 "$out/boot.bad")" >>"$out/results"
 fi
 dmesg -C
+wb_sec=$(cat /proc/sys/vm/dirty_writeback_centisecs)
+wb_exp=$(cat /proc/sys/vm/dirty_expire_centisecs)
 for c in "$AWKIT_ROOT"/tests/cases/*.sh; do
 	name=$(basename "$c" .sh)
 	# CASE is a name or a shell pattern (CASE='4*').
@@ -36,13 +48,34 @@ for c in "$AWKIT_ROOT"/tests/cases/*.sh; do
 	fi
 	echo "AWKIT-CASE $name"
 	start=$(date +%s)
-	timeout -s KILL $case_tmo sh "$c" >"$out/$name.log" 2>&1 </dev/null
+	timeout -s KILL $(case_tmo "$c") sh "$c" >"$out/$name.log" 2>&1 </dev/null
 	rc=$?
 	secs=$(( $(date +%s) - start ))
-	# Leave no module behind for the next case, and no regular file where
-	# a later case expects a device node (a tool that opened a missing
-	# node with O_CREAT, fio does, made one).
+	# Leave nothing of a case behind for the next: no process, mount or
+	# module, the kernel's writeback timing, and no regular file where a
+	# later case expects a device node (a tool that opened a missing node
+	# with O_CREAT, fio does, made one). A database a failed case left
+	# running would keep its files open.
+	for u in postgres mysql; do
+		pkill -KILL -u $u 2>/dev/null
+		i=0
+		while ps -u $u -o stat= 2>/dev/null | grep -qv '^Z' && [ $i -lt 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+	done
+	# What a failed case left mounted on awkit: awfs, then file systems
+	# on awblk devices (lazily, so a busy one does not stop the rest).
+	for t in '$3 == "awfs"' '$1 ~ /^\/dev\/awblk/'; do
+		awk "$t { print \$2 }" /proc/mounts | while read -r m; do
+			umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
+		done
+	done
+	aw_unload awfs >/dev/null 2>&1
 	aw_cleanup >/dev/null 2>&1
+	# Writeback timing a case changed goes back to the kernel's.
+	echo $wb_sec >/proc/sys/vm/dirty_writeback_centisecs
+	echo $wb_exp >/proc/sys/vm/dirty_expire_centisecs
 	for f in /dev/sd* /dev/sg* /dev/awblk* /dev/nvme*; do
 		[ -f "$f" ] && rm -f "$f" && echo "$name: removed a stray regular file $f" >>"$out/$name.log"
 	done

@@ -15,16 +15,19 @@ kvers=${KVERS:-$(sh "$here/kernels.sh")}
 # AW_SLOW=N: a machine N times slower than usual (a loaded one, make check
 # BUSY=...): every time limit, the guest's and each case's, N times longer.
 slow=${AW_SLOW:-1}
-# A whole check runs about 25 minutes per kernel under TCG.
+# A whole check runs about 37 minutes per kernel under TCG.
 tmo=${GUEST_TIMEOUT:-$((3000 * slow))}
 # A full benchmark runs about half an hour per kernel and profile.
 [ "$mode" = bench ] && tmo=${GUEST_TIMEOUT:-7200}
-# A crash run: about 2 s per cut under TCG, 500 cuts per kernel by default.
+# A crash run: about 2 s per cut under TCG, 500 cuts per kernel by default;
+# a case's "# awkit-secs-per-cut: N" line says when a cut takes longer.
 cuts=""
 if [ "$mode" = crash ]; then
 	cuts=${AW_CRASH_CUTS:-500}
 	case_=${case_:-41-awsw-crash}
-	tmo=${GUEST_TIMEOUT:-$((cuts * 5 + 900))}
+	spc=$(cat "$root"/tests/cases/$case_.sh 2>/dev/null |
+		sed -n 's/^# awkit-secs-per-cut: \([0-9]*\)$/\1/p' | head -n 1)
+	tmo=${GUEST_TIMEOUT:-$((cuts * (${spc:-4} + 1) + 900))}
 fi
 # The check runner's modes: results, PASS/FAIL lines.
 checkish=false
