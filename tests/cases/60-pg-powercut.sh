@@ -16,8 +16,7 @@
 # control must break at least once (the test has teeth): make check runs
 # it until it does (16 cuts at most), a crash run for a quarter as many
 # cuts (at least 4), all of them, and prints its rate. AW_CRASH_CUTS: cuts
-# per engine (8; make crash CASE=60-pg-powercut CUTS=N), AW_PG_CONTROL:
-# the control's cuts, AWKIT_SEED.
+# per engine (8; make crash CASE=60-pg-powercut CUTS=N), AWKIT_SEED.
 # awkit-timeout: 1800
 # awkit-secs-per-cut: 60
 . "$AWKIT_ROOT/tests/qemu/lib.sh"

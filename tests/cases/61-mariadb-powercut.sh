@@ -12,14 +12,13 @@
 # MariaDB process killed, ext4 and awblk torn down with the power still
 # off; then what a reboot does: power, attach, awblk create (the software
 # engine's recovery), ext4 mount (journal replay), server start (InnoDB's
-# crash recovery must succeed), CHECK TABLE ... EXTENDED on every table,
+# crash recovery must succeed), CHECK TABLE ... EXTENDED on the sysbench tables,
 # sysbench's invariant (oltp_write_only deletes and inserts each row it
 # moves in one transaction: every table keeps its rows, by the primary key
-# and by the secondary index), a clean stop and innochecksum on every
-# tablespace. On awblk every trial must pass; the control must break at
-# least once, as in case 60. AW_CRASH_CUTS: cuts per engine (8; make crash
-# CASE=61-mariadb-powercut CUTS=N), AW_MY_CONTROL: the control's cuts,
-# AWKIT_SEED.
+# and by the secondary index), a clean stop and innochecksum on the system
+# tablespace and the sysbench tables'. On awblk every trial must pass; the
+# control must break at least once, as in case 60. AW_CRASH_CUTS: cuts per
+# engine (8; make crash CASE=61-mariadb-powercut CUTS=N), AWKIT_SEED.
 # awkit-timeout: 1800
 # awkit-secs-per-cut: 60
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
