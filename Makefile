@@ -106,7 +106,7 @@ check: deps
 # atomic writes per kernel, so 1000 in all by default, about 20 minutes per
 # kernel under TCG); prints each kernel's cut count, seed and result. CASE
 # picks another power-cut case (60-pg-powercut, 61-mariadb-powercut: CUTS
-# per engine, about 25 s a cut).
+# per engine, about 25 s a trial).
 CUTS ?= 500
 crash: deps
 	@$(MAKE) --no-print-directory modules tools

@@ -419,7 +419,7 @@ fi
 DISK_NS=${AWKIT_BENCH_DISK_NS:-4000000}
 FLUSH_NS=${AWKIT_BENCH_FLUSH_NS:-4000000}
 # 64 KiB writes cost the emulator four times the copying: at 4 ms, plain
-# ones reach only 55 to 85% of the 4000 a second the latency allows (6.1's
+# ones reach only 61 to 87% of the 4000 a second the latency allows (6.1's
 # path costs more CPU than 6.12's), so untorn's target row takes 16 ms a
 # command, where both sides run at the device's pace; the 4 ms row stays
 # beside it as a reference.
