@@ -15,7 +15,7 @@ kvers=${KVERS:-$(sh "$here/kernels.sh")}
 # AW_SLOW=N: a machine N times slower than usual (a loaded one, make check
 # BUSY=...): every time limit, the guest's and each case's, N times longer.
 slow=${AW_SLOW:-1}
-# A whole check runs about 37 minutes per kernel under TCG.
+# A whole check runs about 40 minutes per kernel under TCG.
 tmo=${GUEST_TIMEOUT:-$((3000 * slow))}
 # A full benchmark runs about half an hour per kernel and profile.
 [ "$mode" = bench ] && tmo=${GUEST_TIMEOUT:-7200}
