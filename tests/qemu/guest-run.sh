@@ -65,8 +65,9 @@ for c in "$AWKIT_ROOT"/tests/cases/*.sh; do
 		done
 	done
 	# What a failed case left mounted on awkit: awfs, then file systems
-	# on awblk devices (lazily, so a busy one does not stop the rest).
-	for t in '$3 == "awfs"' '$1 ~ /^\/dev\/awblk/'; do
+	# on awblk devices, then on the emulated disks (lazily, so a busy one
+	# does not stop the rest).
+	for t in '$3 == "awfs"' '$1 ~ /^\/dev\/awblk/' '$1 ~ /^\/dev\/(sd|nvme)/'; do
 		awk "$t { print \$2 }" /proc/mounts | while read -r m; do
 			umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
 		done
