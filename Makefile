@@ -31,7 +31,8 @@ help:
 	@echo "                CASE=60-pg-powercut or 61-mariadb-powercut: the databases' (CUTS per engine)"
 	@echo "make demo       boot a guest and show atomic limits and a power-cut run"
 	@echo "make bench      benchmarks, side by side with the kernel's peers: PROFILE=cpu|disk (both),"
-	@echo "                ONLY=sw, awfs, untorn, pass or a list such as sw,awfs (those rows), QUICK=1 (three short runs a side)"
+	@echo "                ONLY=sw, awfs, untorn, pass, db or a list such as sw,awfs (those rows;"
+	@echo "                db: PostgreSQL and MariaDB, only when named), QUICK=1 (three short runs a side)"
 	@echo "make dkms-install / dkms-remove   install or remove the awkit DKMS package"
 	@echo "make install-tools [PREFIX=/usr/local]   install awctl, libaw and its header"
 

@@ -47,6 +47,8 @@
 #   sw atomic+DSYNC / doublewrite, / O_DSYNC  the software engine over a disk
 #                             without atomic writes
 #   awfs untorn / ext4        as above, 8 KiB pages, 16 writers, unit=8k
+#   databases (ONLY=db)       PostgreSQL and MariaDB without double writes
+#                             on awkit against with them on ext4 (db-bench.sh)
 #
 # Outputs in $AWKIT_OUT, per profile P: bench-P.txt (the Markdown rows),
 # bench-P.jsonl (one JSON object a row), threads-P.dat (throughput, latency
@@ -54,6 +56,7 @@
 # device model's values). tests/bench/report.sh turns them into the results
 # on the host.
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
+. "$AWKIT_ROOT/tests/bench/db-bench.sh"
 reps=${AWKIT_BENCH_REPS:-5}
 secs=${AWKIT_BENCH_SECS:-5}
 [ "$AWKIT_CASE" = quick ] && { reps=3; secs=3; }
@@ -530,6 +533,12 @@ profile_disk() {
 	aw_unload awscsi
 	fi
 
+	# The database rows only when asked for (ONLY=db): they take about
+	# half an hour a kernel.
+	if [ -n "$only" ] && want db; then
+		db_rows
+	fi
+
 	if want awfs; then
 		# 8 KiB atomic units: 8 KiB physical blocks and granularity.
 		awfs_row 8192 16 0.90 $M physblk_exp=4 atomic_wr_align=16 atomic_wr_gran=16
@@ -551,9 +560,9 @@ aw_load_awnvme || exit 1
 modprobe dm_mod
 P="dev_size_mb=256 physblk_exp=5"
 A="atomic_wr=1 atomic_wr_max_length=128 atomic_wr_align=32 atomic_wr_gran=32"
-# AWKIT_BENCH_ONLY=sw, awfs, untorn, pass or a list (sw,awfs; set in the
-# guest): those rows alone (untorn: profile disk's; pass: profile cpu's
-# pass-through rows).
+# AWKIT_BENCH_ONLY=sw, awfs, untorn, pass, db or a list (sw,awfs; set in
+# the guest): those rows alone (untorn, db: profile disk's; pass: profile
+# cpu's pass-through rows). The database rows run only when named.
 only=${AWKIT_BENCH_ONLY:-}
 want() { [ -z "$only" ] || case ",$only," in *",$1,"*) true ;; *) false ;; esac; }
 for prof in $(echo "${AWKIT_BENCH_PROFILE:-cpu,disk}" | tr ',' ' '); do

@@ -1,0 +1,266 @@
+# Profile disk's database rows (make bench ONLY=db; sourced by
+# guest-bench.sh): what a database gains when it stops writing pages twice,
+# on two awscsi disks with the profile's latency and flush cost, one for
+# each side of a row, alternating runs (A B B A ...).
+#   PostgreSQL 15: pgbench TPS, full_page_writes = off on awfs
+#     (unit=8k,untorn) over ext4 on awblk (SCSI engine), against
+#     full_page_writes = on on ext4 on the disk itself
+#   MariaDB 10.11: sysbench oltp_read_write TPS, innodb_doublewrite = OFF
+#     on ext4 on awblk --untorn 16k, against ON on ext4 on the disk itself
+#   both: p99 latency against the peer's, and creating data (cp -a of a
+#     fresh cluster) through awfs against ext4
+# Settings that make the double write matter as it does in production:
+# checkpoints within every run, a working set several times the buffer
+# pool. Each run starts from a checkpoint (a clean buffer pool).
+DBSECS=${AWKIT_BENCH_DBSECS:-90}
+[ "$AWKIT_CASE" = quick ] && DBSECS=45
+PGB=/usr/lib/postgresql/15/bin
+BSOCK=/run/awbench-db
+
+pgb() {
+	setpriv --reuid=postgres --regid=postgres --clear-groups \
+		env HOME=/tmp PGHOST=$BSOCK PGDATABASE=postgres PGUSER=postgres "$@"
+}
+bpsql() { pgb $PGB/psql -X -A -t -q -v ON_ERROR_STOP=1 -c "$1"; }
+
+# db_disks UNIT [CREATE-OPTIONS]: two awscsi disks of 768 MiB with the
+# profile's model and atomic writes of UNIT-byte units (the peer does not
+# use them), $d0 for awkit and $d1 for the peer, each with ext4 (bigalloc,
+# 16 KiB clusters) mounted on /tmp/dbA (over awblk, SCSI engine: $dev) and
+# /tmp/dbB (the disk itself).
+db_disks() {
+	local disks opts="$2" s=$(($1 / 512)) p
+	p=$(awk -v s=$s 'BEGIN { while (2 ^ e < s) e++; print e }')
+	aw_insmod awscsi num_tgts=2 dev_size_mb=768 physblk_exp=$p atomic_wr=1 \
+		atomic_wr_max_length=128 atomic_wr_align=$s atomic_wr_gran=$s \
+		$DBM || exit 1
+	disks=$(aw_disks awscsi 2) || exit 1
+	set -- $disks
+	[ $# = 2 ] || { echo "want two awscsi disks, have: $disks"; exit 1; }
+	d0=$1 d1=$2
+	echo none >/sys/block/$d0/queue/scheduler
+	echo none >/sys/block/$d1/queue/scheduler
+	dev=$($AWCTL create /dev/$d0 $opts) || exit 1
+	rej=$(aw_sum_stat /sys/devices/awscsi/stats atomic_rejected)
+	mkdir -p /tmp/dbA /tmp/dbB /tmp/dbAw $BSOCK && chown postgres $BSOCK
+	for p in "$dev /tmp/dbA" "/dev/$d1 /tmp/dbB"; do
+		set -- $p
+		mkfs.ext4 -q -F -O bigalloc -C 16384 -b 4096 \
+			-E lazy_itable_init=0,lazy_journal_init=0 $1 || exit 1
+		mount -t ext4 $1 $2 || exit 1
+	done
+}
+db_disks_down() {
+	[ "$(aw_sum_stat /sys/devices/awscsi/stats atomic_rejected)" = "$rej" ] ||
+		{ echo "the disk rejected atomic writes"; exit 1; }
+	umount /tmp/dbAw 2>/dev/null
+	umount /tmp/dbA /tmp/dbB
+	$AWCTL remove $dev
+	aw_unload awscsi
+}
+
+# pg_cluster DIR FPW: a pgbench cluster (scale 10, about 160 MB, against
+# 16 MB of shared buffers) in DIR, made on ext4 directly.
+pg_cluster() {
+	mkdir -p $1 && chown postgres $1 || exit 1
+	pgb $PGB/initdb -k -A trust -U postgres -D $1/pg >/dev/null || exit 1
+	cat >>$1/pg/postgresql.conf <<-EOF
+	full_page_writes = $2
+	listen_addresses = ''
+	unix_socket_directories = '$BSOCK'
+	dynamic_shared_memory_type = sysv
+	shared_buffers = 16MB
+	max_wal_size = 64MB
+	checkpoint_timeout = 30s
+	EOF
+	pgb $PGB/pg_ctl -D $1/pg -l /tmp/pgb-server.log -w -t 600 start >/dev/null || exit 1
+	pgb $PGB/pgbench -i -q -s 10 >/dev/null 2>&1 || exit 1
+	pgb $PGB/pg_ctl -D $1/pg -m fast -w -t 600 stop >/dev/null || exit 1
+}
+
+# cold: what the last run left in the page cache goes.
+cold() { sync && echo 3 >/proc/sys/vm/drop_caches; }
+
+# numeric V...: every V a number.
+numeric() {
+	for v in "$@"; do
+		case $v in '' | *[!0-9.]*) return 1 ;; esac
+	done
+}
+
+# p99: the 99th percentile (nearest rank) of the numbers on stdin.
+p99() { sort -n | awk '{ a[NR] = $1 } END { r = int(NR * 0.99); if (r < NR * 0.99) r++; print a[r > 0 ? r : 1] }'; }
+
+# pg_run DATA: one pgbench run on the cluster in DATA, 8 clients, from a
+# checkpoint and a cold page cache: "tps N p99_us N".
+pg_run() {
+	local tps p st
+	cold
+	pgb $PGB/pg_ctl -D $1 -l /tmp/pgb-server.log -w -t 600 start >/dev/null || return 1
+	bpsql CHECKPOINT || { pgb $PGB/pg_ctl -D $1 -m fast -w -t 600 stop >/dev/null; return 1; }
+	rm -f /tmp/pgl*
+	(cd /tmp && pgb $PGB/pgbench -n -c 8 -j 2 -T $DBSECS -l \
+		--log-prefix=/tmp/pgl >/tmp/pgb.out 2>&1)
+	st=$?
+	pgb $PGB/pg_ctl -D $1 -m fast -w -t 600 stop >/dev/null || return 1
+	[ $st = 0 ] || { cat /tmp/pgb.out >&2; return 1; }
+	tps=$(awk '/^tps = / { print $3 }' /tmp/pgb.out)
+	# The log's third field: each transaction's latency in microseconds.
+	p=$(cat /tmp/pgl* | awk '{ print $3 }' | p99)
+	numeric "$tps" "$p" || return 1
+	echo "tps $tps p99_us $p"
+}
+
+# my_start_b DATADIR DOUBLEWRITE: the server up (status 1: it died or
+# did not come up in 600 s).
+my_start_b() {
+	local pid i=0
+	/usr/sbin/mariadbd --no-defaults --user=mysql --datadir=$1 \
+		--socket=$BSOCK/my.sock --pid-file=$BSOCK/my.pid --skip-networking \
+		--log-error=/tmp/myb-server.log --innodb-doublewrite=$2 \
+		--innodb-flush-method=O_DIRECT --innodb-page-size=16k \
+		--innodb-buffer-pool-size=16M --innodb-log-file-size=64M \
+		--innodb-buffer-pool-load-at-startup=0 \
+		--innodb-buffer-pool-dump-at-shutdown=0 \
+		--innodb-flush-log-at-trx-commit=1 --skip-log-bin >/dev/null 2>&1 &
+	pid=$!
+	until mariadb-admin --no-defaults --socket=$BSOCK/my.sock -u root \
+		--connect-timeout=2 ping >/dev/null 2>&1; do
+		kill -0 $pid 2>/dev/null || return 1
+		sleep 0.2
+		i=$((i + 1))
+		[ $i -lt 3000 ] || return 1
+	done
+}
+my_stop_b() {
+	local i=0
+	mariadb-admin --no-defaults --socket=$BSOCK/my.sock -u root \
+		--shutdown-timeout=600 shutdown >/dev/null 2>&1 || return 1
+	while ps -u mysql -o stat= | grep -qv '^Z'; do
+		sleep 0.2
+		i=$((i + 1))
+		[ $i -lt 3000 ] || return 1
+	done
+}
+mysb() {
+	sysbench oltp_read_write --db-driver=mysql --mysql-socket=$BSOCK/my.sock \
+		--mysql-user=root --mysql-db=sbtest --tables=4 --table-size=50000 "$@"
+}
+my_db() { # DIR: a sysbench database (4 tables of 50000 rows, about 50 MB)
+	mkdir -p $1/my && chown mysql $1/my || exit 1
+	mariadb-install-db --no-defaults --user=mysql --datadir=$1/my \
+		--auth-root-authentication-method=normal --skip-test-db \
+		--innodb-page-size=16k >/dev/null 2>&1 || exit 1
+	my_start_b $1/my 1 || exit 1
+	mariadb --no-defaults --socket=$BSOCK/my.sock -u root -e "CREATE DATABASE sbtest" || exit 1
+	mysb prepare >/dev/null 2>&1 || exit 1
+	my_stop_b || exit 1
+}
+# my_run DATADIR DOUBLEWRITE: one sysbench oltp_read_write run, 8
+# threads, from a clean start and a cold page cache: "tps N p99_us N".
+my_run() {
+	local out st tps p
+	cold
+	my_start_b $1 $2 || return 1
+	out=$(mysb run --threads=8 --time=$DBSECS --percentile=99 2>&1)
+	st=$?
+	my_stop_b || return 1
+	[ $st = 0 ] || { echo "$out" >&2; return 1; }
+	tps=$(echo "$out" | awk '/transactions:/ { gsub(/\(/, "", $3); print $3 }')
+	p=$(echo "$out" | awk '/99th percentile:/ { print $3 * 1000 }')
+	numeric "$tps" "$p" || return 1
+	echo "tps $tps p99_us $p"
+}
+
+# db_compare A-LABEL A-CMD B-LABEL B-CMD ROW TARGET: runs of A and B
+# alternating, rows for TPS (A / B, TARGET) and p99 latency (A / B, no
+# worse: at most 1).
+db_compare() {
+	local i x y
+	: >/tmp/r; : >/tmp/rl
+	for i in $(seq $reps); do
+		if [ $((i % 2)) = 1 ]; then
+			x=$($2); y=$($4)
+		else
+			y=$($4); x=$($2)
+		fi
+		[ -n "$x" ] && [ -n "$y" ] || { echo "a database run failed: $2 / $4"; exit 1; }
+		echo "  $5 run $i: $1 ($x) $3 ($y)"
+		ratio $(f "$x" 2) $(f "$y" 2) >>/tmp/r
+		ratio $(f "$x" 4) $(f "$y" 4) >>/tmp/rl
+	done
+	row "$5, TPS" $6 /tmp/r
+	row "$5, p99 latency" le1.00 /tmp/rl
+}
+
+# copy_ns SRC DST: nanoseconds cp -a SRC DST and a sync take.
+copy_ns() {
+	local t
+	rm -rf $2 && cold
+	t=$(date +%s%N)
+	cp -a $1 $2 && sync || return 1
+	echo $(($(date +%s%N) - t))
+}
+
+# bulk_row DIR: cp -a of DIR (a fresh cluster, in memory) into awfs
+# (unit=8k,untorn, on /tmp/dbA's ext4 on awblk) against into ext4 on the
+# peer's disk, alternating: throughput awfs / ext4.
+bulk_row() {
+	local i a b n=$reps
+	# Copying into awfs is slow today: one run a side when quick.
+	[ "$AWKIT_CASE" = quick ] && n=1
+	: >/tmp/r
+	for i in $(seq $n); do
+		if [ $((i % 2)) = 1 ]; then
+			a=$(copy_ns $1 /tmp/dbAw/c); b=$(copy_ns $1 /tmp/dbB/c)
+		else
+			b=$(copy_ns $1 /tmp/dbB/c); a=$(copy_ns $1 /tmp/dbAw/c)
+		fi
+		[ -n "$a" ] && [ -n "$b" ] || { echo "cp -a failed"; exit 1; }
+		echo "  cp -a run $i: awfs $((a / 1000000)) ms, ext4 $((b / 1000000)) ms"
+		ratio $b $a >>/tmp/r
+	done
+	row "creating data: cp -a of a fresh PostgreSQL cluster ($(du -sm $1 | cut -f1) MB), awfs untorn / ext4, throughput" 0.50 /tmp/r
+	rm -rf /tmp/dbAw/c /tmp/dbB/c
+}
+
+db_rows() {
+	local u
+	DBM="ndelay=$DISK_NS write_cache=1 flush_ndelay=$FLUSH_NS"
+	modprobe ext4 || exit 1
+	aw_insmod awfs || exit 1
+	if [ -x $PGB/postgres ]; then
+		echo "== disk: PostgreSQL 15, pgbench: full_page_writes = off on awfs untorn against on, on ext4"
+		db_disks 8192
+		pg_cluster /tmp/dbA/data off
+		pg_cluster /tmp/dbB/data on
+		mount -t awfs -o unit=8k,untorn /tmp/dbA/data /tmp/dbAw || exit 1
+		db_compare "off, awfs" "pg_run /tmp/dbAw/pg" "on, ext4" "pg_run /tmp/dbB/data/pg" \
+			"PostgreSQL: full_page_writes = off on awfs untorn / on, on ext4, pgbench scale 10, 8 clients" 1.3
+		grep -q "atomic_writes [1-9]" /sys/block/${dev#/dev/}/awblk/stats ||
+			{ echo "awfs made no atomic write"; exit 1; }
+		! dmesg | grep -m 1 'awfs: .*no atomic writes' || { echo "awfs fell back"; exit 1; }
+		mkdir -p /tmp/fresh && chown postgres /tmp/fresh && rm -rf /tmp/fresh/pg
+		pgb $PGB/initdb -k -A trust -U postgres --wal-segsize=1 -D /tmp/fresh/pg >/dev/null || exit 1
+		bulk_row /tmp/fresh/pg
+		rm -rf /tmp/fresh
+		db_disks_down
+	else
+		echo "!! postgresql-15 is not installed (make deps): no PostgreSQL row"
+	fi
+	if [ -x /usr/sbin/mariadbd ]; then
+		echo "== disk: MariaDB 10.11, sysbench oltp_read_write: innodb_doublewrite = OFF on awblk --untorn 16k against ON, on ext4"
+		db_disks 16384 "--untorn 16k"
+		my_db /tmp/dbA
+		my_db /tmp/dbB
+		u=$(aw_sum_stat /sys/block/${dev#/dev/}/awblk/stats untorn_units)
+		db_compare "OFF, awblk untorn" "my_run /tmp/dbA/my 0" "ON, ext4" "my_run /tmp/dbB/my 1" \
+			"MariaDB: innodb_doublewrite = OFF on awblk --untorn 16k / ON, on ext4, sysbench oltp_read_write, 8 threads" 1.3
+		[ $(aw_sum_stat /sys/block/${dev#/dev/}/awblk/stats untorn_units) -gt $u ] ||
+			{ echo "awblk made no page write an untorn unit"; exit 1; }
+		db_disks_down
+	else
+		echo "!! mariadb-server is not installed (make deps): no MariaDB row"
+	fi
+	aw_unload awfs
+}
