@@ -577,7 +577,8 @@ for prof in $(echo "${AWKIT_BENCH_PROFILE:-cpu,disk}" | tr ',' ' '); do
 		echo "!! profile $prof stopped early (rows above are complete); the kernel log's end:"
 		dmesg | tail -n 30
 		failed=1
-		umount /tmp/bm /tmp/bl 2>/dev/null
+		pkill -KILL -u postgres; pkill -KILL -u mysql
+		umount /tmp/bm /tmp/bl /tmp/dbAw /tmp/dbA /tmp/dbB 2>/dev/null
 		for d in /sys/block/awblk*; do
 			[ -e "$d" ] && $AWCTL remove /dev/${d##*/}
 		done

@@ -20,7 +20,7 @@
 # tablespace and every table's. On awblk every trial must pass. Two
 # controls must break, as in case 60: ext4 on the disk itself, and ext4 on
 # awblk through the software engine without --untorn. AW_CRASH_CUTS: cuts per
-# engine (6; make crash CASE=61-mariadb-powercut CUTS=N), AWKIT_SEED.
+# engine (4; make crash CASE=61-mariadb-powercut CUTS=N), AWKIT_SEED.
 # awkit-timeout: 2700
 # awkit-secs-per-cut: 60
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
@@ -176,6 +176,7 @@ mkdir -p $MNT $RUN && chown mysql:mysql $RUN || fail "dirs"
 modprobe ext4 || fail "modprobe ext4"
 campaign scsi
 campaign sw
+db_live
 control none "ext4 alone, innodb_doublewrite = OFF"
 control plain "ext4 on awblk's software engine without --untorn"
 echo "ok: MariaDB without the doublewrite buffer on awblk --untorn 16k: no corruption in $((2 * cuts)) cuts (seed $seed)"
