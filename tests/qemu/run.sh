@@ -15,8 +15,8 @@ kvers=${KVERS:-$(sh "$here/kernels.sh")}
 # AW_SLOW=N: a machine N times slower than usual (a loaded one, make check
 # BUSY=...): every time limit, the guest's and each case's, N times longer.
 slow=${AW_SLOW:-1}
-# A whole check runs about 40 minutes per kernel under TCG.
-tmo=${GUEST_TIMEOUT:-$((3000 * slow))}
+# A whole check runs about 45 minutes per kernel under TCG (alone).
+tmo=${GUEST_TIMEOUT:-$((4200 * slow))}
 # A full benchmark runs about half an hour per kernel and profile.
 [ "$mode" = bench ] && tmo=${GUEST_TIMEOUT:-7200}
 # A crash run: about 2 s per cut under TCG, 500 cuts per kernel by default;
@@ -71,11 +71,13 @@ filter() {
 	fi
 }
 
-pass=0 failn=0 skipn=0 summary=""
-for k in $kvers; do
+# One kernel's run; its counts go to $root/build/$k/counts-$mode.
+run_kernel() { # KVER
+	local k=$1 b out attempt start extra secs p f s
 	b=$root/build/$k
 	mkdir -p "$b"
-	sh "$here/mkinitramfs.sh" "$k" "$b/initramfs.gz" || exit 1
+	rm -f "$b/counts-$mode"
+	sh "$here/mkinitramfs.sh" "$k" "$b/initramfs.gz" || return 1
 	out=$b/out-$mode
 	rm -rf "$out".crashed-*
 	echo "== kernel $k: $mode${case_:+ (case $case_)}"
@@ -109,9 +111,11 @@ for k in $kvers; do
 		done
 	fi
 	if ! $checkish; then
+		f=0
 		grep -q 'AWKIT-GUEST-DONE' "$out/console.log" ||
-			{ echo "!! kernel $k: the guest did not finish (console: $out/console.log)"; failn=$((failn + 1)); }
-		continue
+			{ echo "!! kernel $k: the guest did not finish (console: $out/console.log)"; f=1; }
+		echo "0 $f 0 $secs" >"$b/counts-$mode"
+		return
 	fi
 	p=$(grep -c '^PASS' "$out/results" 2>/dev/null)
 	f=$(grep -c '^FAIL' "$out/results" 2>/dev/null)
@@ -128,6 +132,36 @@ for k in $kvers; do
 	fi
 	if [ "$mode" = crash ]; then
 		grep -hE '^(sizes|ok:)' "$out"/*.log 2>/dev/null | sed "s/^/  $k: /"
+	fi
+	echo "$p $f $s $secs" >"$b/counts-$mode"
+}
+
+# make check runs the kernels side by side (AW_PARALLEL=1, two guests on
+# the host's CPUs), each line of output marked with its kernel; every time
+# limit doubles, as each guest gets about half the CPU time it would alone.
+par=${AW_PARALLEL:-0}
+set -- $kvers
+[ $# -gt 1 ] && $checkish || par=0
+if [ "$par" = 1 ]; then
+	slow=$((slow * 2))
+	tmo=$((tmo * 2))
+	for k in $kvers; do
+		run_kernel "$k" 2>&1 | sed -u "s/^/[$k] /" &
+	done
+	wait
+else
+	for k in $kvers; do
+		run_kernel "$k" || exit 1
+	done
+fi
+pass=0 failn=0 skipn=0 summary=""
+for k in $kvers; do
+	c=$root/build/$k/counts-$mode
+	if [ -s "$c" ]; then
+		read -r p f s secs <"$c"
+	else
+		echo "FAIL kernel $k: no result (the initramfs or the runner failed)"
+		p=0 f=1 s=0 secs=0
 	fi
 	pass=$((pass + p)) failn=$((failn + f)) skipn=$((skipn + s))
 	summary="$summary$(printf '  %-24s %3d passed, %3d failed, %3d skipped (%ds)' "$k" "$p" "$f" "$s" "$secs")\n"
