@@ -89,7 +89,10 @@ numeric() {
 }
 
 # p99: the 99th percentile (nearest rank) of the numbers on stdin.
-p99() { sort -n | awk '{ a[NR] = $1 } END { r = int(NR * 0.99); if (r < NR * 0.99) r++; print a[r > 0 ? r : 1] }'; }
+p99() {
+	sort -n | awk '{ a[NR] = $1 }
+		END { r = int(NR * 0.99); if (r < NR * 0.99) r++; if (r < 1) r = 1; print a[r] }'
+}
 
 # pg_run DATA: one pgbench run on the cluster in DATA, 8 clients, from a
 # checkpoint and a cold page cache: "tps N p99_us N".
@@ -115,14 +118,9 @@ pg_run() {
 # did not come up in 600 s).
 my_start_b() {
 	local pid i=0
-	/usr/sbin/mariadbd --no-defaults --user=mysql --datadir=$1 \
-		--socket=$BSOCK/my.sock --pid-file=$BSOCK/my.pid --skip-networking \
-		--log-error=/tmp/myb-server.log --innodb-doublewrite=$2 \
-		--innodb-flush-method=O_DIRECT --innodb-page-size=16k \
+	aw_mariadbd $1 $BSOCK /tmp/myb-server.log --innodb-doublewrite=$2 \
 		--innodb-buffer-pool-size=16M --innodb-log-file-size=64M \
-		--innodb-buffer-pool-load-at-startup=0 \
-		--innodb-buffer-pool-dump-at-shutdown=0 \
-		--innodb-flush-log-at-trx-commit=1 --skip-log-bin >/dev/null 2>&1 &
+		>/dev/null 2>&1 &
 	pid=$!
 	until mariadb-admin --no-defaults --socket=$BSOCK/my.sock -u root \
 		--connect-timeout=2 ping >/dev/null 2>&1; do
@@ -179,11 +177,7 @@ db_compare() {
 	local i x y
 	: >/tmp/r; : >/tmp/rl
 	for i in $(seq $reps); do
-		if [ $((i % 2)) = 1 ]; then
-			x=$($2); y=$($4)
-		else
-			y=$($4); x=$($2)
-		fi
+		alt $i "$2" "$4"
 		[ -n "$x" ] && [ -n "$y" ] || { echo "a database run failed: $2 / $4"; exit 1; }
 		echo "  $5 run $i: $1 ($x) $3 ($y)"
 		ratio $(f "$x" 2) $(f "$y" 2) >>/tmp/r
@@ -206,19 +200,15 @@ copy_ns() {
 # (unit=8k,untorn, on /tmp/dbA's ext4 on awblk) against into ext4 on the
 # peer's disk, alternating: throughput awfs / ext4.
 bulk_row() {
-	local i a b n=$reps
+	local i x y n=$reps
 	# Copying into awfs is slow today: one run a side when quick.
 	[ "$AWKIT_CASE" = quick ] && n=1
 	: >/tmp/r
 	for i in $(seq $n); do
-		if [ $((i % 2)) = 1 ]; then
-			a=$(copy_ns $1 /tmp/dbAw/c); b=$(copy_ns $1 /tmp/dbB/c)
-		else
-			b=$(copy_ns $1 /tmp/dbB/c); a=$(copy_ns $1 /tmp/dbAw/c)
-		fi
-		[ -n "$a" ] && [ -n "$b" ] || { echo "cp -a failed"; exit 1; }
-		echo "  cp -a run $i: awfs $((a / 1000000)) ms, ext4 $((b / 1000000)) ms"
-		ratio $b $a >>/tmp/r
+		alt $i "copy_ns $1 /tmp/dbAw/c" "copy_ns $1 /tmp/dbB/c"
+		[ -n "$x" ] && [ -n "$y" ] || { echo "cp -a failed"; exit 1; }
+		echo "  cp -a run $i: awfs $((x / 1000000)) ms, ext4 $((y / 1000000)) ms"
+		ratio $y $x >>/tmp/r
 	done
 	row "creating data: cp -a of a fresh PostgreSQL cluster ($(du -sm $1 | cut -f1) MB), awfs untorn / ext4, throughput" 0.50 /tmp/r
 	rm -rf /tmp/dbAw/c /tmp/dbB/c

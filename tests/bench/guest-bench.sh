@@ -127,6 +127,17 @@ point() {
 	echo "\"$1\" $2 $(awk '{ print $2 }' $3 | median) $(awk '{ print $4 }' $3 | median) $(awk '{ print $6 }' $3 | median) $(awk '{ print $8 }' $3 | median)" >>$dat
 }
 
+# alt I A-CMD B-CMD: A's output in $x and B's in $y, A run first when I
+# is odd and B first when even (A B B A ...), so neither side always
+# follows the other.
+alt() {
+	if [ $(($1 % 2)) = 1 ]; then
+		x=$($2); y=$($3)
+	else
+		y=$($3); x=$($2)
+	fi
+}
+
 # compare A-LABEL A-CMD B-LABEL B-CMD ROW-LABEL TARGET: awbench runs of A
 # and B alternating (A B B A A B ...), the ratio A/B per pair, a row, and
 # the chart points of both for $t threads.
@@ -134,11 +145,7 @@ compare() {
 	local i x y
 	: >/tmp/r; : >/tmp/a; : >/tmp/b
 	for i in $(seq $reps); do
-		if [ $((i % 2)) = 1 ]; then
-			x=$($2); y=$($4)
-		else
-			y=$($4); x=$($2)
-		fi
+		alt $i "$2" "$4"
 		[ -n "$x" ] && [ -n "$y" ] || { echo "awbench failed: $2 / $4"; exit 1; }
 		echo "  $5 run $i: $1($x) $3($y)"
 		echo "$x" >>/tmp/a; echo "$y" >>/tmp/b

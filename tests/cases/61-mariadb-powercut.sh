@@ -29,7 +29,7 @@ command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] ||
 	skip "mariadb-server is not installed (make deps)"
 MNT=/tmp/my-ext4
 RUN=/run/awmy
-SOCK=$RUN/sock
+SOCK=$RUN/my.sock
 LOG=/tmp/my-server.log
 ROWS=20000
 TABLES=2
@@ -50,14 +50,9 @@ myc() { mariadb --no-defaults --socket=$SOCK -u root -N -B -e "$1"; }
 db_start() {
 	local pid
 	: >$LOG && chown mysql $LOG
-	/usr/sbin/mariadbd --no-defaults --user=mysql --datadir=$data \
-		--socket=$SOCK --pid-file=$RUN/pid --skip-networking \
-		--log-error=$LOG --innodb=FORCE --innodb-doublewrite=0 \
-		--innodb-flush-method=O_DIRECT --innodb-page-size=16k \
+	aw_mariadbd $data $RUN $LOG --innodb=FORCE --innodb-doublewrite=0 \
 		--innodb-buffer-pool-size=8M --innodb-log-file-size=16M \
-		--innodb-buffer-pool-load-at-startup=0 \
-		--innodb-buffer-pool-dump-at-shutdown=0 \
-		--innodb-flush-log-at-trx-commit=1 --skip-log-bin >/dev/null 2>&1 &
+		>/dev/null 2>&1 &
 	pid=$!
 	# Ready, or gone (a failed recovery ends the server).
 	my_up() {
@@ -74,16 +69,13 @@ db_stop() {
 	db_wait $tmo eval '! db_alive'
 }
 db_errors() { grep -m 2 -E '\[ERROR\]' $LOG | tr '\n' ' '; }
-sb() { # sysbench COMMAND [OPTIONS]
-	sysbench oltp_write_only --db-driver=mysql --mysql-socket=$SOCK \
-		--mysql-user=root --mysql-db=sbtest --tables=$TABLES \
-		--table-size=$ROWS "$@"
-}
+SB="oltp_write_only --db-driver=mysql --mysql-socket=$SOCK --mysql-user=root
+	--mysql-db=sbtest --tables=$TABLES --table-size=$ROWS"
+sb() { sysbench $SB "$@"; } # COMMAND [OPTIONS]
+# Not through sb: $! must be sysbench itself.
 db_load() {
-	sysbench oltp_write_only --db-driver=mysql --mysql-socket=$SOCK \
-		--mysql-user=root --mysql-db=sbtest --tables=$TABLES \
-		--table-size=$ROWS run --threads=4 --time=$tmo \
-		--report-interval=1 >$DB_LOAD_LOG 2>&1 &
+	sysbench $SB run --threads=4 --time=$tmo --report-interval=1 \
+		>$DB_LOAD_LOG 2>&1 &
 }
 db_ack() { myc "INSERT INTO sbtest.awkit_acks VALUES ($1)"; }
 db_acked() { myc "SELECT COUNT(*) FROM sbtest.awkit_acks WHERE id BETWEEN $1 AND $2"; }

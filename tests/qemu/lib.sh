@@ -198,6 +198,21 @@ aw_sw_format() { "$AWKIT_ROOT/build/tools/awctl" format "$1" --force >/dev/null;
 # awsw-attach.sh logged.
 aw_sum_stat() { tr ' ' '\n' <"$1" | awk -v n="$2" 'p == n { s += $1 } { p = $1 } END { print s + 0 }'; }
 
+# aw_mariadbd DATADIR RUNDIR LOG OPTION...: become mariadbd as the MariaDB
+# case and benchmark run it (call it in the background: $! is the server),
+# its socket RUNDIR/my.sock: 16 KiB pages written with O_DIRECT, every
+# commit durable, no binary log, no network, no buffer-pool dump or reload.
+aw_mariadbd() {
+	local d=$1 r=$2 l=$3
+	shift 3
+	exec /usr/sbin/mariadbd --no-defaults --user=mysql --datadir=$d \
+		--socket=$r/my.sock --pid-file=$r/my.pid --skip-networking \
+		--log-error=$l --innodb-flush-method=O_DIRECT \
+		--innodb-page-size=16k --innodb-flush-log-at-trx-commit=1 \
+		--innodb-buffer-pool-load-at-startup=0 \
+		--innodb-buffer-pool-dump-at-shutdown=0 --skip-log-bin "$@"
+}
+
 # aw_race_check DEV MIN_READS: readers racing atomic writes to DEV's first
 # 64 KiB unit never see it mixed (at least MIN_READS reads), and readers
 # racing plain writes do (the check has teeth).
