@@ -87,6 +87,7 @@ MODULE_PARM_DESC(block_ndelay,
 static unsigned int awscsi_delay;
 static unsigned int awscsi_ndelay;
 static unsigned int awscsi_flush_ndelay;
+static unsigned int awscsi_mbps;
 
 static int awscsi_set_delay(const char *val, const struct kernel_param *kp)
 {
@@ -97,6 +98,16 @@ static int awscsi_set_ns(const char *val, const struct kernel_param *kp)
 {
 	return param_set_uint_minmax(val, kp, 0, NSEC_PER_SEC - 1);
 }
+
+static int awscsi_set_mbps(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, 100000);
+}
+
+static const struct kernel_param_ops awscsi_mbps_ops = {
+	.set = awscsi_set_mbps,
+	.get = param_get_uint,
+};
 
 static const struct kernel_param_ops awscsi_delay_ops = {
 	.set = awscsi_set_delay,
@@ -117,6 +128,9 @@ MODULE_PARM_DESC(ndelay,
 module_param_cb(flush_ndelay, &awscsi_ns_ops, &awscsi_flush_ndelay, 0644);
 MODULE_PARM_DESC(flush_ndelay,
 		 "extra nanoseconds a cache flush or FUA write takes with write_cache=1 (below 1 s)");
+module_param_cb(mbps, &awscsi_mbps_ops, &awscsi_mbps, 0644);
+MODULE_PARM_DESC(mbps,
+		 "media rate in MB/s, one command's data at a time per disk (0..100000; default 0: no limit)");
 static int add_host = 1;
 module_param(add_host, int, 0444);
 MODULE_PARM_DESC(add_host, "number of hosts, each with num_tgts disks (1..16, default 1)");
@@ -165,6 +179,7 @@ struct awscsi_disk {
 	atomic64_t next_group;
 	atomic64_t reads, writes, atomics, atomic_rejects, torn, lost, flushes;
 	atomic_t unit_attention;	/* pending: the next command reports it */
+	atomic64_t xfer_end;		/* ns: when the media is free, see mbps */
 };
 
 /*
@@ -828,6 +843,30 @@ static u64 awscsi_latency_ns(const struct awscsi_cmd *c)
 }
 
 /*
+ * With a media rate, a disk moves one command's data at a time: a transfer
+ * starts when the one before it ends. Writing a page twice then costs twice
+ * the media time, as on a real disk, where latency alone (commands in
+ * flight overlap) would let a second copy ride along for free. Returns how
+ * long after now this command's transfer ends.
+ */
+static u64 awscsi_transfer_ns(struct awscsi_disk *d, struct scsi_cmnd *sc)
+{
+	unsigned int rate = READ_ONCE(awscsi_mbps);
+	u64 now, old, end, ns;
+
+	if (!rate || !scsi_bufflen(sc))
+		return 0;
+	/* 1 MB/s moves a byte in 1000 ns. */
+	ns = div_u64((u64)scsi_bufflen(sc) * 1000, rate);
+	now = ktime_get_ns();
+	do {
+		old = atomic64_read(&d->xfer_end);
+		end = max(now, old) + ns;
+	} while (atomic64_cmpxchg(&d->xfer_end, old, end) != old);
+	return end - now;
+}
+
+/*
  * The end of a delayed command. Its media work was done on arrival; a
  * power cut since then takes the answer with it.
  */
@@ -867,7 +906,7 @@ static int awscsi_queuecommand(struct Scsi_Host *shost, struct scsi_cmnd *sc)
 	c->cuts = atomic_read_acquire(&cuts);
 	c->flush = false;
 	awscsi_exec(d, sc);
-	ns = awscsi_latency_ns(c);
+	ns = awscsi_latency_ns(c) + awscsi_transfer_ns(d, sc);
 	if (!ns)
 		scsi_done(sc);
 	else
@@ -1297,9 +1336,10 @@ static int __init awscsi_init(void)
 	pr_info("%d host(s), %d disk(s) of %d MiB, %u-byte blocks, atomic writes %s, write cache %s\n",
 		nhosts, ndisks, dev_size_mb, c.lbs, c.atomic ? "on" : "off",
 		c.wce ? "on" : "off");
-	if (awscsi_delay || awscsi_ndelay || awscsi_flush_ndelay)
-		pr_info("latency %llu ns a command, %u ns more a flush\n",
-			awscsi_base_ns(), c.wce ? awscsi_flush_ndelay : 0);
+	if (awscsi_delay || awscsi_ndelay || awscsi_flush_ndelay || awscsi_mbps)
+		pr_info("latency %llu ns a command, %u ns more a flush, media rate %u MB/s (0: no limit)\n",
+			awscsi_base_ns(), c.wce ? awscsi_flush_ndelay : 0,
+			awscsi_mbps);
 	return 0;
 
 remove_group:

@@ -13,6 +13,7 @@
 # checkpoints within every run, a working set several times the buffer
 # pool. Each run starts from a checkpoint (a clean buffer pool).
 DBSECS=${AWKIT_BENCH_DBSECS:-90}
+DB_MBPS=${AWKIT_BENCH_DB_MBPS:-4}
 [ "$AWKIT_CASE" = quick ] && DBSECS=45
 PGB=/usr/lib/postgresql/15/bin
 BSOCK=/run/awbench-db
@@ -42,7 +43,8 @@ db_disks() {
 	echo none >/sys/block/$d1/queue/scheduler
 	dev=$($AWCTL create /dev/$d0 $opts) || exit 1
 	rej=$(aw_sum_stat /sys/devices/awscsi/stats atomic_rejected)
-	mkdir -p /tmp/dbA /tmp/dbB /tmp/dbAw $BSOCK && chown postgres $BSOCK
+	# Both servers' sockets (postgres and mysql).
+	mkdir -p /tmp/dbA /tmp/dbB /tmp/dbAw $BSOCK && chmod 1777 $BSOCK
 	for p in "$dev /tmp/dbA" "/dev/$d1 /tmp/dbB"; do
 		set -- $p
 		mkfs.ext4 -q -F -O bigalloc -C 16384 -b 4096 \
@@ -148,11 +150,14 @@ my_db() { # DIR: a sysbench database (4 tables of 50000 rows, about 50 MB)
 	mkdir -p $1/my && chown mysql $1/my || exit 1
 	mariadb-install-db --no-defaults --user=mysql --datadir=$1/my \
 		--auth-root-authentication-method=normal --skip-test-db \
-		--innodb-page-size=16k >/dev/null 2>&1 || exit 1
-	my_start_b $1/my 1 || exit 1
+		--innodb-page-size=16k >/tmp/myb-install.log 2>&1 ||
+		{ tail -n 5 /tmp/myb-install.log; echo "mariadb-install-db failed"; exit 1; }
+	my_start_b $1/my 1 ||
+		{ tail -n 5 /tmp/myb-server.log; echo "mariadbd did not start"; exit 1; }
 	mariadb --no-defaults --socket=$BSOCK/my.sock -u root -e "CREATE DATABASE sbtest" || exit 1
-	mysb prepare >/dev/null 2>&1 || exit 1
-	my_stop_b || exit 1
+	mysb prepare >/tmp/myb-prepare.log 2>&1 ||
+		{ tail -n 5 /tmp/myb-prepare.log; echo "sysbench prepare failed"; exit 1; }
+	my_stop_b || { echo "mariadbd did not stop"; exit 1; }
 }
 # my_run DATADIR DOUBLEWRITE: one sysbench oltp_read_write run, 8
 # threads, from a clean start and a cold page cache: "tps N p99_us N".
@@ -216,7 +221,13 @@ bulk_row() {
 
 db_rows() {
 	local u
-	DBM="ndelay=$DISK_NS write_cache=1 flush_ndelay=$FLUSH_NS"
+	# The profile's latency and flush cost, and a media rate: with latency
+	# alone, commands in flight overlap without limit and a page's second
+	# copy costs nothing; a real disk moves data at a finite rate, and a
+	# busy server's load keeps it near that rate. At 4 MB/s the guest's
+	# loads, slowed by the emulation, do the same to this disk.
+	DBM="ndelay=$DISK_NS write_cache=1 flush_ndelay=$FLUSH_NS mbps=$DB_MBPS"
+	echo "== the database rows' disks: awscsi $DBM"
 	modprobe ext4 || exit 1
 	aw_insmod awfs || exit 1
 	if [ -x $PGB/postgres ]; then

@@ -1,15 +1,17 @@
 #!/bin/sh
-# The device model's latency (delay, ndelay, flush_ndelay) and hosts
+# The device model's latency (delay, ndelay, flush_ndelay), media rate
+# (mbps) and hosts
 # (add_host, per_host_store): commands take the configured time with the
 # CPU free meanwhile, a flush pays its cost only with a write cache, a
 # command on its timer at a power cut fails, detach and rmmod with commands
 # on their timers are clean, a command that times out while it waits is
-# taken back cleanly, and hosts share a store or have their own.
+# taken back cleanly, data moves at the media rate one command at a time,
+# and hosts share a store or have their own.
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
 aw_load_scsi || fail "sd_mod/sg"
 CTL=/sys/devices/awscsi
 LAT=$AWKIT_ROOT/tests/tools/awlatency.py
-for P in "delay=100000" "ndelay=1000000000" "flush_ndelay=1000000000" \
+for P in "delay=100000" "ndelay=1000000000" "flush_ndelay=1000000000" "mbps=100001" \
 	"add_host=0" "add_host=17" "per_host_store=1 add_host=4 num_tgts=5"; do
 	dmesg -C
 	if aw_insmod awscsi $P 2>/dev/null; then fail "loaded with impossible parameters: $P"; fi
@@ -47,6 +49,27 @@ echo "  IOPS at 20 ms: QD1 $iops1, QD16 $iops16"
 [ "$iops16" -ge $((iops1 * 4)) ] || fail "16 commands in flight are not 4 times faster than 1: the latency holds the CPU or serializes"
 echo "ok: latency about 4 ms, commands overlap"
 aw_unload awscsi || fail "rmmod"
+
+# Bounds a slow machine only makes safer: the rate caps throughput.
+note "mbps=8: 64 KiB writes, 16 in flight, move one at a time"
+aw_insmod awscsi dev_size_mb=8 mbps=8 || fail "insmod mbps"
+d=$(aw_disks awscsi) || fail "no disk"
+dmesg | grep -q "awscsi: .*media rate 8 MB/s" || fail "no media rate line in the kernel log"
+iops=$(fio --name=r --filename=/dev/$d --ioengine=libaio --direct=1 \
+	--rw=randwrite --bs=64k --iodepth=16 --time_based --runtime=3 \
+	--size=8M --output-format=json | fio_field write "int(j['iops'])") ||
+	fail "fio at mbps=8"
+# 8 MB/s moves 122 writes of 64 KiB a second; transfers that overlapped
+# would reach 16 times that.
+echo "  64 KiB writes at QD16: $iops a second (the rate allows 122)"
+[ "$iops" -le 135 ] || fail "$iops writes a second: transfers overlap or the rate is not applied"
+t0=$(date +%s%N)
+dd if=/dev/zero of=/dev/$d bs=1M count=2 oflag=direct status=none || fail "dd"
+ms=$((($(date +%s%N) - t0) / 1000000))
+echo "  2 MiB written: $ms ms (at least 262)"
+[ $ms -ge 262 ] || fail "2 MiB took $ms ms at 8 MB/s"
+aw_unload awscsi || fail "rmmod"
+echo "ok: the media rate holds, one transfer at a time"
 
 note "delay=2 jiffies (ndelay 0), flush_ndelay=30 ms, write cache on and off"
 hz=$(sed -n 's/^CONFIG_HZ=//p' /boot/config-$(uname -r))
