@@ -416,8 +416,13 @@ static void awscsi_cut(void)
 
 static void awscsi_restore(void)
 {
+	int i;
+
 	flush_work(&cut_work);
 	atomic_set(&cut_armed, 0);
+	/* The transfers the cut failed no longer hold the media. */
+	for (i = 0; i < ndisks; i++)
+		atomic64_set(&disks[i].xfer_end, 0);
 	atomic_set(&powered, 1);
 }
 
@@ -776,7 +781,8 @@ static int awscsi_build_response(struct awscsi_disk *d, enum awscsi_kind k,
 	}
 }
 
-static void awscsi_exec(struct awscsi_disk *d, struct scsi_cmnd *sc)
+/* Execute @sc on @d; true when it moved data to or from the media. */
+static bool awscsi_exec(struct awscsi_disk *d, struct scsi_cmnd *sc)
 {
 	u8 *buf = ((struct awscsi_cmd *)scsi_cmd_priv(sc))->buf;
 	const u8 *cdb = sc->cmnd;
@@ -792,30 +798,31 @@ static void awscsi_exec(struct awscsi_disk *d, struct scsi_cmnd *sc)
 		s = (struct awscsi_sense){ UNIT_ATTENTION,
 					   AWS_ASC_POWER_ON_RESET, 0, -1 };
 		awscsi_check_condition(sc, &s);
-		return;
+		return false;
 	}
 	switch (k) {
 	case AWS_K_NONE:
 		awscsi_check_condition(sc, &s);
-		return;
+		return false;
 	case AWS_K_READ:
 	case AWS_K_WRITE:
 	case AWS_K_WRITE_ATOMIC:
 	case AWS_K_SYNC:
 		awscsi_media_cmd(d, sc, k);
-		return;
+		return k != AWS_K_SYNC && !sc->result;
 	default:
 		break;
 	}
 	if (!atomic_read(&powered)) {
 		awscsi_power_off_result(sc);
-		return;
+		return false;
 	}
 	n = awscsi_build_response(d, k, cdb, buf, &s);
 	if (n < 0)
 		awscsi_check_condition(sc, &s);
 	else
 		awscsi_respond(sc, buf, n);
+	return false;
 }
 
 /* The store behind a host's target: its own, or shared by every host. */
@@ -846,18 +853,33 @@ static u64 awscsi_latency_ns(const struct awscsi_cmd *c)
  * With a media rate, a disk moves one command's data at a time: a transfer
  * starts when the one before it ends. Writing a page twice then costs twice
  * the media time, as on a real disk, where latency alone (commands in
- * flight overlap) would let a second copy ride along for free. Returns how
- * long after now this command's transfer ends.
+ * flight overlap) would let a second copy ride along for free.
  */
-static u64 awscsi_transfer_ns(struct awscsi_disk *d, struct scsi_cmnd *sc)
+
+/*
+ * At most this much media time waits behind a new command: a deeper queue
+ * would outlast the commands' timeouts, and their retries would only add
+ * to it. Further commands are sent back busy until the queue drains.
+ */
+#define AWSCSI_MEDIA_QUEUE_NS	NSEC_PER_SEC
+
+static bool awscsi_media_full(struct awscsi_disk *d)
+{
+	return READ_ONCE(awscsi_mbps) &&
+	       (s64)(atomic64_read(&d->xfer_end) - ktime_get_ns()) >
+	       AWSCSI_MEDIA_QUEUE_NS;
+}
+
+/* Book @bytes on @d's media; how long after now their transfer ends. */
+static u64 awscsi_transfer_ns(struct awscsi_disk *d, unsigned int bytes)
 {
 	unsigned int rate = READ_ONCE(awscsi_mbps);
 	u64 now, old, end, ns;
 
-	if (!rate || !scsi_bufflen(sc))
+	if (!rate || !bytes)
 		return 0;
 	/* 1 MB/s moves a byte in 1000 ns. */
-	ns = div_u64((u64)scsi_bufflen(sc) * 1000, rate);
+	ns = div_u64((u64)bytes * 1000, rate);
 	now = ktime_get_ns();
 	do {
 		old = atomic64_read(&d->xfer_end);
@@ -866,10 +888,6 @@ static u64 awscsi_transfer_ns(struct awscsi_disk *d, struct scsi_cmnd *sc)
 	return end - now;
 }
 
-/*
- * The end of a delayed command. Its media work was done on arrival; a
- * power cut since then takes the answer with it.
- */
 static enum hrtimer_restart awscsi_timer_done(struct hrtimer *t)
 {
 	struct awscsi_cmd *c = container_of(t, struct awscsi_cmd, timer);
@@ -905,8 +923,13 @@ static int awscsi_queuecommand(struct Scsi_Host *shost, struct scsi_cmnd *sc)
 	/* Before the power gate reads powered: a cut sets that first. */
 	c->cuts = atomic_read_acquire(&cuts);
 	c->flush = false;
-	awscsi_exec(d, sc);
-	ns = awscsi_latency_ns(c) + awscsi_transfer_ns(d, sc);
+	if (awscsi_media_full(d))
+		return SCSI_MLQUEUE_DEVICE_BUSY;
+	ns = 0;
+	/* Only data that moved pays the rate: not a failed or refused command. */
+	if (awscsi_exec(d, sc))
+		ns = awscsi_transfer_ns(d, scsi_bufflen(sc) - scsi_get_resid(sc));
+	ns += awscsi_latency_ns(c);
 	if (!ns)
 		scsi_done(sc);
 	else
@@ -1336,9 +1359,11 @@ static int __init awscsi_init(void)
 	pr_info("%d host(s), %d disk(s) of %d MiB, %u-byte blocks, atomic writes %s, write cache %s\n",
 		nhosts, ndisks, dev_size_mb, c.lbs, c.atomic ? "on" : "off",
 		c.wce ? "on" : "off");
-	if (awscsi_delay || awscsi_ndelay || awscsi_flush_ndelay || awscsi_mbps)
-		pr_info("latency %llu ns a command, %u ns more a flush, media rate %u MB/s (0: no limit)\n",
-			awscsi_base_ns(), c.wce ? awscsi_flush_ndelay : 0,
+	if (awscsi_delay || awscsi_ndelay || awscsi_flush_ndelay)
+		pr_info("latency %llu ns a command, %u ns more a flush\n",
+			awscsi_base_ns(), c.wce ? awscsi_flush_ndelay : 0);
+	if (awscsi_mbps)
+		pr_info("media rate %u MB/s, one transfer at a time per disk\n",
 			awscsi_mbps);
 	return 0;
 

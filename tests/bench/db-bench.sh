@@ -39,8 +39,13 @@ db_disks() {
 	set -- $disks
 	[ $# = 2 ] || { echo "want two awscsi disks, have: $disks"; exit 1; }
 	d0=$1 d1=$2
-	echo none >/sys/block/$d0/queue/scheduler
-	echo none >/sys/block/$d1/queue/scheduler
+	# 32 commands in flight, as a SATA disk takes (NCQ): behind a media
+	# rate, what waits in a deeper queue would outlast sd's timeout.
+	for p in $d0 $d1; do
+		echo none >/sys/block/$p/queue/scheduler &&
+			echo 32 >/sys/block/$p/device/queue_depth &&
+			echo 120 >/sys/block/$p/device/timeout || exit 1
+	done
 	dev=$($AWCTL create /dev/$d0 $opts) || exit 1
 	rej=$(aw_sum_stat /sys/devices/awscsi/stats atomic_rejected)
 	# Both servers' sockets (postgres and mysql).
