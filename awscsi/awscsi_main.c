@@ -850,13 +850,6 @@ static u64 awscsi_latency_ns(const struct awscsi_cmd *c)
 }
 
 /*
- * With a media rate, a disk moves one command's data at a time: a transfer
- * starts when the one before it ends. Writing a page twice then costs twice
- * the media time, as on a real disk, where latency alone (commands in
- * flight overlap) would let a second copy ride along for free.
- */
-
-/*
  * At most this much media time waits behind a new command: a deeper queue
  * would outlast the commands' timeouts, and their retries would only add
  * to it. Further commands are sent back busy until the queue drains.
@@ -870,7 +863,13 @@ static bool awscsi_media_full(struct awscsi_disk *d)
 	       AWSCSI_MEDIA_QUEUE_NS;
 }
 
-/* Book @bytes on @d's media; how long after now their transfer ends. */
+/*
+ * With a media rate, a disk moves one command's data at a time: a transfer
+ * starts when the one before it ends. Writing a page twice then costs twice
+ * the media time, as on a real disk, where latency alone (commands in
+ * flight overlap) would let a second copy ride along for free. Books
+ * @bytes on @d's media; returns how long after now their transfer ends.
+ */
 static u64 awscsi_transfer_ns(struct awscsi_disk *d, unsigned int bytes)
 {
 	unsigned int rate = READ_ONCE(awscsi_mbps);
@@ -888,6 +887,10 @@ static u64 awscsi_transfer_ns(struct awscsi_disk *d, unsigned int bytes)
 	return end - now;
 }
 
+/*
+ * The end of a delayed command. Its media work was done on arrival; a
+ * power cut since then takes the answer with it.
+ */
 static enum hrtimer_restart awscsi_timer_done(struct hrtimer *t)
 {
 	struct awscsi_cmd *c = container_of(t, struct awscsi_cmd, timer);
