@@ -13,7 +13,7 @@
 # checkpoints within every run, a working set several times the buffer
 # pool. Each run starts from a checkpoint (a clean buffer pool).
 DBSECS=${AWKIT_BENCH_DBSECS:-90}
-DB_MBPS=${AWKIT_BENCH_DB_MBPS:-4}
+DB_MBPS=4
 [ "$AWKIT_CASE" = quick ] && DBSECS=45
 PGB=/usr/lib/postgresql/15/bin
 BSOCK=/run/awbench-db
@@ -39,12 +39,10 @@ db_disks() {
 	set -- $disks
 	[ $# = 2 ] || { echo "want two awscsi disks, have: $disks"; exit 1; }
 	d0=$1 d1=$2
-	# 32 commands in flight, as a SATA disk takes (NCQ): behind a media
-	# rate, what waits in a deeper queue would outlast sd's timeout.
+	# 32 requests in flight, as a SATA disk takes (NCQ).
 	for p in $d0 $d1; do
 		echo none >/sys/block/$p/queue/scheduler &&
-			echo 32 >/sys/block/$p/device/queue_depth &&
-			echo 120 >/sys/block/$p/device/timeout || exit 1
+			echo 32 >/sys/block/$p/queue/nr_requests || exit 1
 	done
 	dev=$($AWCTL create /dev/$d0 $opts) || exit 1
 	rej=$(aw_sum_stat /sys/devices/awscsi/stats atomic_rejected)
