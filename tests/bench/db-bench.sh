@@ -227,8 +227,9 @@ db_rows() {
 	# The profile's latency and flush cost, and a media rate: with latency
 	# alone, commands in flight overlap without limit and a page's second
 	# copy costs nothing; a real disk moves data at a finite rate, and a
-	# busy server's load keeps it near that rate. At 4 MB/s the guest's
-	# loads, slowed by the emulation, do the same to this disk.
+	# busy server's load keeps it near that rate. 4 MB/s: low enough that
+	# the guest's loads, slowed by the emulation, spend a real share of
+	# the disk's time moving data (not calibrated against a real server).
 	DBM="ndelay=$DISK_NS write_cache=1 flush_ndelay=$FLUSH_NS mbps=$DB_MBPS"
 	echo "== the database rows' disks: awscsi $DBM"
 	modprobe ext4 || exit 1
