@@ -27,7 +27,7 @@ help:
 	@echo "make check      unit tests, build, DKMS install, then the QEMU guest cases on each kernel"
 	@echo "make check CASE=name   run one guest case (or a pattern: CASE='4*')"
 	@echo "make check BUSY=2   the same beside 2 CPU hogs (a loaded machine), with time limits x3"
-	@echo "make check PARALLEL=0   one kernel after the other (default: side by side, limits x2)"
+	@echo "make check PARALLEL=1   the kernels side by side, limits x2 (default: one after the other)"
 	@echo "make crash      the sw engine's long power-cut run: CUTS per kernel (500), SEED;"
 	@echo "                CASE=60-pg-powercut or 61-mariadb-powercut: the databases' (CUTS per engine)"
 	@echo "make demo       boot a guest and show atomic limits and a power-cut run"
@@ -110,7 +110,7 @@ check: deps
 # picks another power-cut case (60-pg-powercut, 61-mariadb-powercut: CUTS
 # per engine, about 25 s a trial).
 CUTS ?= 500
-PARALLEL ?= 1
+PARALLEL ?= 0
 crash: deps
 	@$(MAKE) --no-print-directory modules tools
 	@KVERS="$(KVERS)" AW_CRASH_CUTS=$(CUTS) AWKIT_SEED=$(SEED) bash tests/qemu/run.sh crash $(CASE)

@@ -13,9 +13,9 @@
 # mount, server start (its crash recovery must succeed), every commit the
 # client saw acknowledged, pgbench's balance invariants, pg_amcheck on its
 # tables and indexes, a clean stop and pg_checksums --check (no bad block).
-# On awfs every trial must pass. Two controls must break (the test has
-# teeth): the same cluster on that ext4 on the disk itself, and on the same
-# stack through the software engine with awfs's untorn off. AW_CRASH_CUTS:
+# On awfs every trial must pass. Controls must break (the test has teeth):
+# the same cluster on that ext4 on the disk itself, and, in make crash, on
+# the same stack through the software engine with awfs's untorn off. AW_CRASH_CUTS:
 # cuts per engine (4; make crash CASE=60-pg-powercut CUTS=N), AWKIT_SEED.
 # awkit-timeout: 2700
 # awkit-secs-per-cut: 60
@@ -162,6 +162,6 @@ modprobe ext4 || fail "modprobe ext4"
 campaign scsi
 campaign sw
 db_live
-control none "ext4 alone, full_page_writes = off"
-control plain "awfs without untorn over awblk's software engine"
+db_controls "ext4 alone, full_page_writes = off" \
+	"awfs without untorn over awblk's software engine"
 echo "ok: PostgreSQL without full-page writes on awfs: no corruption in $((2 * cuts)) cuts (seed $seed)"

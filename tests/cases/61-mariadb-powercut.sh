@@ -17,9 +17,9 @@
 # sysbench's invariant (oltp_write_only deletes and inserts each row it
 # moves in one transaction: every table keeps its rows, by the primary key
 # and by the secondary index), a clean stop and innochecksum on the system
-# tablespace and every table's. On awblk every trial must pass. Two
-# controls must break, as in case 60: ext4 on the disk itself, and ext4 on
-# awblk through the software engine without --untorn. AW_CRASH_CUTS: cuts per
+# tablespace and every table's. On awblk every trial must pass.
+# Controls must break, as in case 60: ext4 on the disk itself, and, in make
+# crash, ext4 on awblk through the software engine without --untorn. AW_CRASH_CUTS: cuts per
 # engine (4; make crash CASE=61-mariadb-powercut CUTS=N), AWKIT_SEED.
 # awkit-timeout: 2700
 # awkit-secs-per-cut: 60
@@ -169,6 +169,6 @@ modprobe ext4 || fail "modprobe ext4"
 campaign scsi
 campaign sw
 db_live
-control none "ext4 alone, innodb_doublewrite = OFF"
-control plain "ext4 on awblk's software engine without --untorn"
+db_controls "ext4 alone, innodb_doublewrite = OFF" \
+	"ext4 on awblk's software engine without --untorn"
 echo "ok: MariaDB without the doublewrite buffer on awblk --untorn 16k: no corruption in $((2 * cuts)) cuts (seed $seed)"

@@ -136,9 +136,10 @@ run_kernel() { # KVER
 	echo "$p $f $s $secs" >"$b/counts-$mode"
 }
 
-# make check runs the kernels side by side (AW_PARALLEL=1, two guests on
-# the host's CPUs), each line of output marked with its kernel; every time
-# limit doubles, as each guest gets about half the CPU time it would alone.
+# AW_PARALLEL=1 (make check PARALLEL=1) runs the kernels side by side, each
+# line of output marked with its kernel; every time limit doubles, as each
+# guest gets about half the CPU time it would alone. Only a host with more
+# cores than two guests' vCPUs gains from it: on 2 cores it is slower.
 par=${AW_PARALLEL:-0}
 set -- $kvers
 [ $# -gt 1 ] && $checkish || par=0
