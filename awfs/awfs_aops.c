@@ -36,33 +36,41 @@ static bool awfs_lower_cached(struct address_space *lm, pgoff_t index)
 }
 
 /*
- * Read ahead in the lower page cache from @index to the end of its unit,
- * or a readahead window when reads go forward; one page per folio. A
- * larger folio (XFS's own readahead makes them) could hold a unit and part
- * of its neighbour: a plain write of the neighbour keeps it dirty, so it
- * could not be dropped around the unit's atomic write and would keep the
- * unit's old data, to be read later (and, where the lower file system has
- * no per-block dirty state, as on 6.1, written back over the unit).
+ * Read ahead in the lower page cache the pages [@index, @index + @nr),
+ * widened to whole units: our readahead window, which the kernel sizes
+ * for our file as it does for any file (from the reads' pattern and the
+ * pages around them), so awfs reads from the disk what the lower file's
+ * own readers would. One page per folio, on purpose. A larger folio (XFS's
+ * own readahead makes them) could hold a unit and part of its neighbour:
+ * a plain write of the neighbour keeps it dirty, so it could not be
+ * dropped around the unit's atomic write. It would keep the unit's old
+ * data, to be read later (and, where the lower file system has no
+ * per-block dirty state, as on 6.1, written back over the unit).
  */
-static void awfs_lower_readahead(struct file *lf, pgoff_t index, u32 unit)
+static void awfs_lower_readahead(struct file *lf, pgoff_t index,
+				 unsigned long nr, u32 unit)
 {
 	struct address_space *lm = lf->f_mapping;
 	unsigned long upu = max_t(u32, unit >> PAGE_SHIFT, 1);
-	unsigned long nr = upu - (index & (upu - 1));
 	loff_t size = i_size_read(lm->host);
-	DEFINE_READAHEAD(ractl, lf, &lf->f_ra, lm, index);
-	pgoff_t last;
+	pgoff_t first = round_down(index, upu), last;
+	DEFINE_READAHEAD(ractl, lf, &lf->f_ra, lm, first);
 
 	if (!size)
 		return;
 	last = (size - 1) >> PAGE_SHIFT;
-	if (index > last)
+	if (first > last)
 		return;
-	if (!index || awfs_lower_cached(lm, index - 1))
-		nr = max_t(unsigned long, nr, lf->f_ra.ra_pages);
-	nr = min_t(unsigned long, nr, last - index + 1);
+	nr = round_up(index + nr, upu) - first;
+	nr = min_t(unsigned long, nr, last - first + 1);
 	nr = min_t(unsigned long, nr, SZ_2M >> PAGE_SHIFT);
 	page_cache_ra_unbounded(&ractl, nr, 0);
+}
+
+/* A lower page cache to read from (not DAX, which has none). */
+static bool awfs_lower_paged(struct file *lf)
+{
+	return lf->f_mapping->a_ops->read_folio && !IS_DAX(file_inode(lf));
 }
 
 /*
@@ -81,7 +89,7 @@ static ssize_t awfs_lower_page(struct file *lf, loff_t pos, void *to, u32 unit)
 	size_t n;
 
 	if (!awfs_lower_cached(lm, index))
-		awfs_lower_readahead(lf, index, unit);
+		awfs_lower_readahead(lf, index, 1, unit);
 	/* Held over the copy: no truncate or hole punch below meanwhile. */
 	filemap_invalidate_lock_shared(lm);
 	size = i_size_read(lm->host);
@@ -114,7 +122,7 @@ int awfs_fill_folio(struct inode *inode, struct folio *folio)
 	if (!lf)
 		return -EIO;
 	kaddr = kmap_local_folio(folio, 0);
-	if (lf->f_mapping->a_ops->read_folio && !IS_DAX(file_inode(lf)))
+	if (awfs_lower_paged(lf))
 		n = awfs_lower_page(lf, pos, kaddr, AWFS_I(inode)->unit);
 	else	/* no page cache to read from */
 		n = kernel_read(lf, kaddr, PAGE_SIZE, &pos);
@@ -133,6 +141,34 @@ static int awfs_read_folio(struct file *file, struct folio *folio)
 		folio_mark_uptodate(folio);
 	folio_unlock(folio);
 	return ret;
+}
+
+/*
+ * Our readahead window: read ahead in the lower page cache all at once,
+ * then each of our folios filled from it. Unlike a block file system's,
+ * this waits for the reads (the copy needs them), with the window's
+ * folios locked. After a folio fails to fill (a read error below) or a
+ * fatal signal, the rest are left not uptodate, not read page by page
+ * again: a read of one goes to awfs_read_folio().
+ */
+static void awfs_readahead(struct readahead_control *ractl)
+{
+	struct inode *inode = ractl->mapping->host;
+	struct file *lf = AWFS_I(inode)->lfile;
+	struct folio *folio;
+	bool fill = true;
+
+	if (lf && awfs_lower_paged(lf))
+		awfs_lower_readahead(lf, readahead_index(ractl),
+				     readahead_count(ractl),
+				     AWFS_I(inode)->unit);
+	while ((folio = readahead_folio(ractl))) {
+		fill = fill && !fatal_signal_pending(current) &&
+		       !awfs_fill_folio(inode, folio);
+		if (fill)
+			folio_mark_uptodate(folio);
+		folio_unlock(folio);
+	}
 }
 
 struct folio *awfs_write_folio(struct address_space *mapping, pgoff_t index)
@@ -492,6 +528,7 @@ static int awfs_writepages(struct address_space *mapping,
 
 const struct address_space_operations awfs_aops = {
 	.read_folio		= awfs_read_folio,
+	.readahead		= awfs_readahead,
 	.writepages		= awfs_writepages,
 	.dirty_folio		= filemap_dirty_folio,
 	.direct_IO		= noop_direct_IO,

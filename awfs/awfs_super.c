@@ -377,6 +377,13 @@ static int awfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	lsb = s->lower.mnt->mnt_sb;
 	s->lower_err = errseq_sample(&lsb->s_wb_err);
 	/*
+	 * Our readahead windows become the lower file's reads: as large as
+	 * the lower file system's own (taken at mount), so a scan through
+	 * awfs takes the disk commands a scan of the lower file takes.
+	 */
+	sb->s_bdi->ra_pages = lsb->s_bdi->ra_pages;
+	sb->s_bdi->io_pages = lsb->s_bdi->io_pages;
+	/*
 	 * A tagged unit's pages go to the disk as one atomic write: nobody may
 	 * change them while it is under way (writers and page_mkwrite wait).
 	 */

@@ -178,16 +178,29 @@ my_run() {
 	echo "tps $tps p99_us $p"
 }
 
-# db_compare A-LABEL A-CMD B-LABEL B-CMD ROW TARGET: runs of A and B
-# alternating, rows for TPS (A / B, TARGET) and p99 latency (A / B, no
-# worse: at most 1).
+# io_stat DISK: its block layer counters (reads, sectors read, writes,
+# sectors written, flushes: /sys/block/DISK/stat fields 1, 3, 5, 7, 15).
+io_stat() { awk '{ print $1, $3, $5, $7, $15 }' /sys/block/$1/stat; }
+
+# io_delta BEFORE AFTER: what a disk did between two io_stat lines.
+io_delta() {
+	echo "$1 $2" | awk '{ printf "%d reads %.1f MB, %d writes %.1f MB, %d flushes",
+		$6 - $1, ($7 - $2) / 2048, $8 - $3, ($9 - $4) / 2048, $10 - $5 }'
+}
+
+# db_compare A-LABEL A-CMD B-LABEL B-CMD ROW TARGET: runs of A (on disk
+# $d0) and B (on $d1) alternating, rows for TPS (A / B, TARGET) and p99
+# latency (A / B, no worse: at most 1), and what each run asked of its
+# disk.
 db_compare() {
-	local i x y
+	local i x y a0 b0
 	: >/tmp/r; : >/tmp/rl
 	for i in $(seq $reps); do
+		a0=$(io_stat $d0) b0=$(io_stat $d1)
 		alt $i "$2" "$4"
 		[ -n "$x" ] && [ -n "$y" ] || { echo "a database run failed: $2 / $4"; exit 1; }
 		echo "  $5 run $i: $1 ($x) $3 ($y)"
+		echo "    disk: $1: $(io_delta "$a0" "$(io_stat $d0)"); $3: $(io_delta "$b0" "$(io_stat $d1)")"
 		ratio $(f "$x" 2) $(f "$y" 2) >>/tmp/r
 		ratio $(f "$x" 4) $(f "$y" 4) >>/tmp/rl
 	done
@@ -234,7 +247,9 @@ db_rows() {
 	echo "== the database rows' disks: awscsi $DBM"
 	modprobe ext4 || exit 1
 	aw_insmod awfs || exit 1
-	if [ -x $PGB/postgres ]; then
+	if ! want db && ! want pg; then
+		:
+	elif [ -x $PGB/postgres ]; then
 		echo "== disk: PostgreSQL 15, pgbench: full_page_writes = off on awfs untorn against on, on ext4"
 		db_disks 8192
 		pg_cluster /tmp/dbA/data off
@@ -253,7 +268,9 @@ db_rows() {
 	else
 		echo "!! postgresql-15 is not installed (make deps): no PostgreSQL row"
 	fi
-	if [ -x /usr/sbin/mariadbd ]; then
+	if ! want db && ! want mariadb; then
+		:
+	elif [ -x /usr/sbin/mariadbd ]; then
 		echo "== disk: MariaDB 10.11, sysbench oltp_read_write: innodb_doublewrite = OFF on awblk --untorn 16k against ON, on ext4"
 		db_disks 16384 "--untorn 16k"
 		my_db /tmp/dbA

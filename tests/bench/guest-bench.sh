@@ -47,7 +47,8 @@
 #   sw atomic+DSYNC / doublewrite, / O_DSYNC  the software engine over a disk
 #                             without atomic writes
 #   awfs untorn / ext4        as above, 8 KiB pages, 16 writers, unit=8k
-#   databases (ONLY=db)       PostgreSQL and MariaDB without double writes
+#   databases (ONLY=db; pg,   PostgreSQL and MariaDB without double writes
+#   mariadb: one of them)
 #                             on awkit against with them on ext4 (db-bench.sh)
 #
 # Outputs in $AWKIT_OUT, per profile P: bench-P.txt (the Markdown rows),
@@ -540,9 +541,10 @@ profile_disk() {
 	aw_unload awscsi
 	fi
 
-	# The database rows only when asked for (ONLY=db): they take about
-	# half an hour a kernel.
-	if [ -n "$only" ] && want db; then
+	# The database rows only when asked for (ONLY=db, or ONLY=pg or
+	# ONLY=mariadb for one database's): they take about half an hour a
+	# kernel.
+	if [ -n "$only" ] && { want db || want pg || want mariadb; }; then
 		db_rows
 	fi
 
