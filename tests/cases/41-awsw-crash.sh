@@ -17,7 +17,7 @@ aw_sw_format /dev/$disk || fail "format"
 dev=$($AWCTL create /dev/$disk) || fail "create"
 [ -e /sys/block/${dev#/dev/}/awblk/engine_stats ] || fail "$dev is not on the sw engine"
 $AWCTL info $dev
-cuts=${AW_CRASH_CUTS:-60}
+cuts=${AW_CRASH_CUTS:-40}
 run() { # CUTS MODE: one awcrash sizes run; sets $out and $dev
 	: >$AWSW_STATS
 	t0=$(date +%s)

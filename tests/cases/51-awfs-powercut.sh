@@ -10,7 +10,7 @@
 # WRITE ATOMIC(16). The same workload must find torn pages on awfs without
 # untorn and on that ext4 directly (the test has teeth, and what keeps the
 # pages whole is untorn's atomic writeback). AW_CRASH_CUTS sets the number
-# of cuts of the untorn run (100, each a teardown and a reattach; make crash
+# of cuts of the untorn run (40, each a teardown and a reattach; make crash
 # CASE=51-awfs-powercut CUTS=N for more); AWKIT_SEED the seed.
 . "$AWKIT_ROOT/tests/qemu/lib.sh"
 . "$AWKIT_ROOT/tests/qemu/awfs-lib.sh"
@@ -18,7 +18,7 @@ aw_awfs_stack 128 write_cache=1
 CTL=/sys/devices/awscsi
 P=$AWKIT_ROOT/build/tools/awpgcrash
 seed=${AWKIT_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
-cuts=${AW_CRASH_CUTS:-100}
+cuts=${AW_CRASH_CUTS:-40}
 R="sh $AWKIT_ROOT/tests/qemu/awfs-reattach.sh"
 mount -t awfs -o unit=16k,untorn $LOWER_MNT/data $AWFS_MNT || fail "mount awfs"
 cd /
