@@ -179,8 +179,15 @@ my_run() {
 }
 
 # io_stat DISK: its block layer counters (reads, sectors read, writes,
-# sectors written, flushes: /sys/block/DISK/stat fields 1, 3, 5, 7, 15).
-io_stat() { awk '{ print $1, $3, $5, $7, $15 }' /sys/block/$1/stat; }
+# sectors written: /sys/block/DISK/stat fields 1, 3, 5, 7) and the cache
+# flushes awscsi counted for it (the block layer does not count the
+# flushes it makes of REQ_PREFLUSH): disk N of awscsi's stats is target N.
+io_stat() {
+	local t
+	t=$(basename "$(readlink /sys/block/$1/device)" | cut -d: -f3)
+	echo "$(awk '{ print $1, $3, $5, $7 }' /sys/block/$1/stat)" \
+		"$(sed -n "s/^disk$t .* flushes \([0-9]*\) .*/\1/p" /sys/devices/awscsi/stats)"
+}
 
 # io_delta BEFORE AFTER: what a disk did between two io_stat lines.
 io_delta() {
