@@ -14,8 +14,12 @@
 #include <linux/fs.h>
 #include <linux/xarray.h>
 #include <linux/mutex.h>
+#include <linux/sizes.h>
 #include "compat.h"
 #include "uapi/awfs.h"
+
+/* The most awfs reads ahead at once: its window and the lower reads. */
+#define AWFS_RA_MAX_PAGES	(SZ_2M >> PAGE_SHIFT)
 
 struct awfs_sb {
 	struct path lower;		/* the lower directory */

@@ -19,6 +19,7 @@
 #include <linux/falloc.h>
 #include <linux/slab.h>
 #include <linux/blkdev.h>
+#include <linux/sched/signal.h>
 #include "awfs.h"
 #include "awblk.h"
 
@@ -63,7 +64,7 @@ static void awfs_lower_readahead(struct file *lf, pgoff_t index,
 		return;
 	nr = round_up(index + nr, upu) - first;
 	nr = min_t(unsigned long, nr, last - first + 1);
-	nr = min_t(unsigned long, nr, SZ_2M >> PAGE_SHIFT);
+	nr = min_t(unsigned long, nr, AWFS_RA_MAX_PAGES);
 	page_cache_ra_unbounded(&ractl, nr, 0);
 }
 

@@ -378,11 +378,16 @@ static int awfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	s->lower_err = errseq_sample(&lsb->s_wb_err);
 	/*
 	 * Our readahead windows become the lower file's reads: as large as
-	 * the lower file system's own (taken at mount), so a scan through
-	 * awfs takes the disk commands a scan of the lower file takes.
+	 * the lower file system's own (taken at mount; later changes below
+	 * are not followed), so a scan through awfs takes the disk commands
+	 * a scan of the lower file takes; at most what awfs_lower_readahead()
+	 * reads at once (a disk's optimal transfer can make the lower's
+	 * window many MiB, all allocated and filled in one go).
 	 */
-	sb->s_bdi->ra_pages = lsb->s_bdi->ra_pages;
-	sb->s_bdi->io_pages = lsb->s_bdi->io_pages;
+	sb->s_bdi->ra_pages = min_t(unsigned long, READ_ONCE(lsb->s_bdi->ra_pages),
+				    AWFS_RA_MAX_PAGES);
+	sb->s_bdi->io_pages = min_t(unsigned long, READ_ONCE(lsb->s_bdi->io_pages),
+				    AWFS_RA_MAX_PAGES);
 	/*
 	 * A tagged unit's pages go to the disk as one atomic write: nobody may
 	 * change them while it is under way (writers and page_mkwrite wait).
